@@ -84,13 +84,22 @@ def kernel_name(path: Path, default: str) -> str:
     through the assembler's bounded reader (bobc.sass.source: past 4 MiB refused, unread).  A
     `.kernel` without a name, with several words or given twice is refused at its line, as the
     assembler refuses it (bobc.sass.assembler.source_directives), before a plan's name is compared
-    with it."""
+    with it.  A line's comments are the assembler's (bobc.sass.syntax.line_code): a `//` inside a
+    closed `/* ... */` is the block comment's, not the end of the line."""
     from .errors import Span
     from .sass.source import read_source
+    from .sass.syntax import _LABEL, line_code
 
     name, first = default, None
     for number, line in enumerate(source_lines(read_source(path)), start=1):
-        code = re.sub(r"/\*.*?\*/", lambda m: " " * len(m.group()), re.split(r"//|#", line, maxsplit=1)[0])
+        try:
+            code = line_code(line, str(path), number)     # comments read as the assembler reads them
+        except BobcError as error:      # a /* left open: the assembler's refusal, as a source's
+            raise SourceError(error.message, error.span, hint=error.hint) from None
+        labels = _LABEL.match(code.lstrip())
+        while labels:                   # `start: .kernel x` is a directive after a label, as the parser reads it
+            code = " " * (len(code) - len(code.lstrip()) + labels.end()) + code.lstrip()[labels.end():]
+            labels = _LABEL.match(code.lstrip())
         found = _KERNEL.match(code)
         if not found:
             continue
@@ -280,11 +289,17 @@ def find_named(source: str, folders, target, missing: list | None = None) -> Pat
     check_named_path(source)
     named = variant_suffix(source)
     if named is not None:
+        from .targets import TARGETS
+
         base = Path(source).with_name(base_source(source)).as_posix()
+        # a build for the variant's target is an action only where bobc builds for it (`x.sm_89.sass`,
+        # `x.sm_90a.sass`: no build ever finds that file, as find_named's own hint below says)
+        hint = (f"name {base}: a build for {named} finds {Path(source).name} beside it, and every other target the base"
+                if named in TARGETS else
+                f"name {base}: {named} is not a target bobc builds for (it builds for {', '.join(TARGETS)}), so no "
+                f"build finds {Path(source).name}; every target finds the base, or its own variant beside it")
         raise SourceError(f"kernel source {source} is kernel {base_source(source).removesuffix('.sass')}'s "
-                          f"variant for {named}: a plan names the base source, never a variant",
-                          hint=f"name {base}: a build for {named} finds {Path(source).name} beside it, and "
-                               f"every other target the base")
+                          f"variant for {named}: a plan names the base source, never a variant", hint=hint)
     others = []          # another target's variants beside the named base, where the base is absent
     for folder in folders:
         base = Path(folder) / source

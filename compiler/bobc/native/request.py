@@ -93,10 +93,15 @@ class _Reader:
 
 def parse_request(data: bytes) -> Request:
     r = _Reader(data)
-    schema, learner, identity, seed = (r.bytes(w) for w in ("schema", "learner", "data", "seed"))
-    for name, value in zip(("schema", "learner", "data", "seed"), (schema, learner, identity, seed)):
+    identities = []
+    for name in ("schema", "learner", "data", "seed"):
+        # each identity checked as it is read, before the next is (np_request_parse's order: bytes with
+        # a zero byte in one identity and a later one cut short are refused for the zero byte)
+        value = r.bytes(name)
         if 0 in value:
             raise RequestError(f"the {name} identity holds a zero byte")
+        identities.append(value)
+    schema, learner, identity, seed = identities
     payload, chunk, updates = r.natural("payload bytes"), r.natural("chunk bytes"), r.natural("updates")
     if payload == 0 or chunk == 0 or chunk > payload:
         raise RequestError(f"a {payload}-byte payload in chunks of {count(chunk, 'byte')} (a chunk is 1 byte to the "

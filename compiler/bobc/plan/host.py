@@ -226,19 +226,29 @@ class Scalar:
     value: float = 0.0        # a constant's binary64 value
 
     def evaluate(self, t: int) -> float:
-        """In binary64, each operation rounded once (Python floats are C doubles;
-        ** on floats and math.sqrt are libm's pow and sqrt)."""
-        import math
+        """In binary64, each operation rounded once, as runtime_c/plan_fill.c bobc_scalar_eval
+        computes it: IEEE results, never an exception (x / 0 is an infinity, 0 / 0, sqrt(-1) and
+        pow(-8, 0.5) the NaN the machine gives, -nan on x86); NumPy's float64 follows C's double,
+        pow and sqrt included, as the simulator's (bobc.sim.invocation.evaluate).  Python's own
+        float / and math.sqrt, math.pow raised there instead (probe s39 coverage2 finding 4)."""
+        import numpy as np
+
+        with np.errstate(all="ignore"):
+            return float(self._binary64(t))
+
+    def _binary64(self, t: int):
+        import numpy as np
+
         if self.op == "constant":
-            return self.value
+            return np.float64(self.value)
         if self.op == "step":
-            return float(t)
-        args = [o.evaluate(t) for o in self.operands]
+            return np.float64(t)
+        args = [o._binary64(t) for o in self.operands]
         if self.op == "sqrt":
-            return math.sqrt(args[0])
+            return np.sqrt(args[0])
         a, b = args
-        return {"add": lambda: a + b, "subtract": lambda: a - b, "multiply": lambda: a * b,
-                "divide": lambda: a / b, "power": lambda: math.pow(a, b)}[self.op]()
+        return {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
+                "power": np.power}[self.op](a, b)
 
     def postfix(self) -> list[tuple[str, float]]:
         """The C interpreter's program: operands first, then the operation."""
@@ -275,11 +285,36 @@ class Fill:
                 f"({shown_plan_text(launch.identity)})'s parameters, past its {block}-byte parameter block")
 
     def encode(self, t: int) -> bytes:
+        """plan_fill.c bobc_fill_bytes: the value at global step `t`, as the nearest binary32 (an
+        infinity past its range) or a u32; a word32 value that is no natural below 2^32 (negative,
+        fractional, NaN, 2^32 or more) is FillValueError in the C host's words, never truncated."""
+        import math
         import struct
+
+        import numpy as np
+
         v = self.value.evaluate(t)
         if self.encoding == "binary32":
-            return struct.pack("<f", v)
+            with np.errstate(all="ignore"):
+                return np.float64(v).astype("<f4").tobytes()
+        if not (0.0 <= v < 4294967296.0) or v != math.floor(v):
+            raise FillValueError(f"a fill's value {printf_17g(v)} at step {t} is no natural below 2^32")
         return struct.pack("<I", int(v))
+
+
+class FillValueError(ValueError):
+    """A word32 fill's value that is no natural below 2^32: the C host's internal error (exit 1),
+    in its words (runtime_c/plan_fill.c bobc_fill_bytes)."""
+
+
+def printf_17g(v: float) -> str:
+    """`v` as glibc's printf("%.17g") writes it: Python's %-format is C's for finite values and
+    infinities; a NaN is nan, or -nan with its sign bit set."""
+    import math
+
+    if math.isnan(v):
+        return "-nan" if math.copysign(1.0, v) < 0 else "nan"
+    return "%.17g" % v
 
 
 # ---- the host's data ----

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import BobcError, printable
 from ..native.words import count as _count
-from ..plan.host import FILE_NAMES, RecordCheck
+from ..plan.host import FILE_NAMES, FillValueError, RecordCheck
 from ..plan.schedule import lower
 from . import envelope
 from .errors import BadInputRecord
@@ -420,7 +420,11 @@ class ReferenceHost:
                 self._issue(memory, v["piece"])
             elif k == "scalar_fill":
                 fill = host.fills[v["fill"]]
-                self.parameters[fill.launch][fill.offset:fill.offset + 4] = fill.encode(step + fill.step)
+                try:
+                    encoded = fill.encode(step + fill.step)
+                except FillValueError as error:     # the C host's internal error, exit 1, in its words
+                    raise ReferenceHostError(str(error)) from None
+                self.parameters[fill.launch][fill.offset:fill.offset + 4] = encoded
             elif k in ("read", "read_at_cursor", "read_cyclic"):
                 if k == "read" and v["file"] == "checkpoint-in":
                     source = payload
