@@ -116,11 +116,20 @@ int np_request_parse(const uint8_t *bytes, uint64_t size, np_request_spec *s, ch
         s->header_bytes = natural(&r, "header bytes");
         if (r.failed)
             return -1;
-        if (n > 32 || (s->token_bytes != 1 && s->token_bytes != 2 && s->token_bytes != 4) || s->header_bytes < 64 ||
+        /* the magic is the header's first bytes: its version word starts at byte 8 (docs/formats.md, "Token
+         * stream"), so a longer magic would be compared over the header's own words */
+        if (n > 8 || (s->token_bytes != 1 && s->token_bytes != 2 && s->token_bytes != 4) || s->header_bytes < 64 ||
             s->header_bytes > (1u << 20))
             return say(err, -1, "a token stream of %llu-byte tokens, a %llu-byte header and a %llu-byte magic (tokens "
-                       "of 1, 2 or 4 bytes, a header of 64 bytes to 1 MiB, a magic of at most 32)",
+                       "of 1, 2 or 4 bytes, a header of 64 bytes to 1 MiB, a magic of at most 8: the header's version "
+                       "starts at byte 8)",
                        (unsigned long long)s->token_bytes, (unsigned long long)s->header_bytes, (unsigned long long)n);
+        /* the stream header's version and vocabulary are 32-bit words (docs/formats.md, "Token stream"): a
+         * wider value no header holds, so every stream would be refused */
+        if (s->version > UINT32_MAX || s->vocabulary > UINT32_MAX)
+            return say(err, -1, "a token stream of version %llu and vocabulary %llu (a stream header's version and "
+                       "vocabulary are 32-bit words, at most %lu: no stream would match)",
+                       (unsigned long long)s->version, (unsigned long long)s->vocabulary, (unsigned long)UINT32_MAX);
         s->stream = 1;
         memcpy(s->magic, magic, n);
         s->magic_length = n;

@@ -181,13 +181,15 @@ def _artifact_key(verdict: str | None, entry: str) -> str | None:
     return None if verdict is None else cache.digest(verdict, "native artifact", entry)
 
 
-def artifact(verdict: str | None, entry: str, interpreter: bytes) -> tuple[bytes, dict | None] | None:
+def artifact(verdict: str | None, entry: str, interpreter) -> tuple[bytes, dict | None] | None:
     """DEF's bytes and its embedded images' manifest (None: none), as `bobc build --entry entry`
     evaluated them before for the well-typed program of verdict key `verdict`, when nothing they
-    were made from changed; else None."""
+    were made from changed; else None.  `interpreter()` gives today's interpreter, called only
+    when an artifact is kept: building it may compile the C runtime, which a build that keeps no
+    artifact (a new entry, one refused before) must not do before its own refusal."""
     kept = _kept("artifacts", _artifact_key(verdict, entry), 2)
-    if kept is None or not isinstance(kept[0], bytes) or not kept[0].startswith(interpreter) or \
-            not (kept[1] is None or isinstance(kept[1], dict)):
+    if kept is None or not isinstance(kept[0], bytes) or not (kept[1] is None or isinstance(kept[1], dict)) or \
+            not kept[0].startswith(interpreter()):
         return None
     return kept[0], kept[1]
 

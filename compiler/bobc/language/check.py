@@ -467,6 +467,7 @@ class Checker:
                 else:
                     message = (f"too many arguments: after {count}, the result has type "
                                f"{self.show(ctx, function_type)}, not a function type")
+                    raise self.error(argument, message)     # at the first argument too many
                 raise self.error(term, message)
             self.check_labelled(ctx, argument, function_type.domain,
                                 f"argument {count + 1} of {shown_term(term.function)}")

@@ -250,6 +250,15 @@ class Program:
                               hint="write Module.Path.name with a module the plan imports, or the "
                                    "plain name")
         elsewhere = self.modules_defining(name)
+        if not elsewhere:
+            from .suggest import modules_declaring
+
+            # candidates by modules_declaring's scan; _declared_not_defined decides from the parse
+            for keyword in ("family", "constructor", r"field\s+(?:unrestricted|0|1)"):
+                for home in dict.fromkeys(m for m, _ in modules_declaring(name, self.search_path, keyword)):
+                    declared = self._declared_not_defined(home, name, name)
+                    if declared is not None:
+                        return declared
         if elsewhere:
             hint = f"it is defined in {', '.join(elsewhere)}; write Module.Name to reach it"
         else:
@@ -283,6 +292,54 @@ class Program:
                                                      re.MULTILINE)))
         return []
 
+    def _declared_not_defined(self, module: str, short: str, name: str) -> ScopeError | None:
+        """`short` is a family, a constructor or a field that `module` declares (its file on the search path,
+        parsed, when the plan does not load it; its scope when it does), which `bobc eval` cannot
+        evaluate (it evaluates a definition): saying so, as for a family the plan sees, rather than
+        "defines no".  None when `module` declares no such family, constructor or field."""
+        from .suggest import module_files
+
+        families = []           # (family name, [(constructor name, its field names)])
+        if module in self.scopes:
+            for family in self.scopes[module].families.values():
+                families.append((family.name, [(ctor.name, list(getattr(ctor, "field_names", ())))
+                                               for ctor in getattr(family, "constructors", ())]))
+        else:
+            from .modules import parse_cached
+            from .syntax import FamilyDeclaration
+
+            path = next((found for listed, found in module_files(self.search_path) if listed == module), None)
+            if path is None:
+                return None
+            try:
+                parsed = parse_cached(path)
+            except BobcError:
+                return None                 # a module that does not parse: the plain refusal
+            families = [(d.name, [(ctor.name, [b.name for b in ctor.fields]) for ctor in d.constructors])
+                        for d in parsed.declarations if isinstance(d, FamilyDeclaration)]
+        imports = "" if module in self.scopes else f", which {self.plan_name} does not import"
+        for family, constructors in families:
+            if family == short:
+                return ScopeError(f"{name} is a family of {module}{imports}, not a definition",
+                                  hint=f"bobc eval evaluates a definition: name one whose type is "
+                                       f"(family {short} ...)"
+                                       + (f" (with `import {module}` in {self.plan_name})" if imports else ""))
+            for constructor, fields in constructors:
+                if short in fields:
+                    return ScopeError(f"{name} is a field of constructor {constructor} of family {family} of "
+                                      f"{module}{imports}, not a definition",
+                                      hint=f"bobc eval evaluates a definition: name one that gives a {family}, "
+                                           f"or write one in {self.plan_name} that reads its {short}"
+                                           + (f" (with `import {module}`)" if imports else ""))
+            if short in (constructor for constructor, _ in constructors):
+                return ScopeError(f"{name} is a constructor of family {family} of {module}{imports}, not a "
+                                  f"definition",
+                                  hint=f"bobc eval evaluates a definition: name one whose value is "
+                                       f"(constructor {family} {short} ...), or write such a definition in "
+                                       f"{self.plan_name}"
+                                       + (f" (with `import {module}`)" if imports else ""))
+        return None
+
     def _a_module(self, name: str) -> ScopeError:
         """`name` is a module (loaded or on the search path), not a definition."""
         names = self._module_definitions(name)
@@ -314,6 +371,10 @@ class Program:
                 f"no definition {name}: {self.plan_name} does not import {module}, directly "
                 f"or through its imports",
                 hint=f"add `import {module}` to {self.plan_name} to evaluate {short}")
+        if not loaded:
+            declared = self._declared_not_defined(module, short, name)
+            if declared is not None:
+                return declared
         said = f"no definition {shown_name(name)}: {module} defines no {shown_name(short)}"
         homes = self.modules_defining(short)
         if homes:

@@ -256,10 +256,17 @@ class Resolver:
         if isinstance(function, c.Prim):
             arity = function.primitive.arity
             if len(arguments) >= arity:
-                call = c.make_prim_call(node.span, function.primitive, arguments[:arity])
-                if len(arguments) == arity:
-                    return call
-                return c.App(node.span, call, arguments[arity:])
+                if len(arguments) > arity:
+                    # a primitive's result is a Nat or Bytes, never a function: an argument past its
+                    # arity is a mistake at that argument, not an application of its result
+                    name = function.primitive.name
+                    raise ScopeError(
+                        f"{name} takes {arity} argument{'' if arity == 1 else 's'}, given {len(arguments)}",
+                        node.arguments[arity].span,
+                        hint=f"write ({name} {' '.join(function.primitive.argument_kinds)}); "
+                             f"its result, of type {function.primitive.result_kind}, is no function to apply "
+                             f"to more arguments")
+                return c.make_prim_call(node.span, function.primitive, arguments)
         return c.App(node.span, function, arguments)
 
     def _FamilyType(self, node: s.FamilyType, names):
@@ -281,7 +288,8 @@ class Resolver:
             raise ScopeError(
                 f"constructor {ctor.name} of {family.name} takes {len(parameters)} "
                 f"parameter(s) and {len(ctor.field_names)} field(s), given "
-                f"{len(node.arguments)} argument(s)", node.span,
+                f"{len(node.arguments)} argument(s)",
+                node.arguments[expected].span if len(node.arguments) > expected else node.span,
                 hint=f"write (constructor {shape})")
         arguments = [self.term(a, names) for a in node.arguments]
         count = len(parameters)

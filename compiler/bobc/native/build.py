@@ -83,7 +83,7 @@ def native_artifact(plan_path: Path, target, include, entry: str, modules: list 
     if recalled is not None and entry in recalled.plan_definitions:
         # kept while it starts with the interpreter a build writes today: the same executable and
         # the same build facts (a new commit of bobc is a new .bobc.version section)
-        kept = stored.artifact(recalled.bobc_verdict, entry, host_interpreter(target.name))
+        kept = stored.artifact(recalled.bobc_verdict, entry, lambda: host_interpreter(target.name))
         if kept is not None:
             if modules is not None:
                 modules.extend(recalled.module_paths)

@@ -21,6 +21,10 @@ MAX_CENTER = (1 << 63) - 1
 # a request's own files (Platform.Linux.Nvidia.PlanHost nvidiaPlanHostFileCode)
 FILE_INPUT, FILE_CHECKPOINT_IN, FILE_CHECKPOINT_OUT, FILE_PREDICTIONS, FILE_RESULT = 1, 2, 3, 4, 5
 MAX_INITIALIZERS = 1 << 16
+# a token stream header's magic: its first bytes, before the version word at byte 8
+MAX_MAGIC = 8
+# a token stream header's version and vocabulary words are 32 bits (runtime_c/native_request.c)
+MAX_HEADER_WORD = (1 << 32) - 1
 # the checkpoint's chunk count, payload // chunk bytes: the envelope's 32-bit field
 # (runtime_c/native_request.h NP_REQUEST_MAX_CHUNKS)
 MAX_CHUNKS = (1 << 32) - 1
@@ -117,10 +121,18 @@ def parse_request(data: bytes) -> Request:
         magic = r.bytes("stream magic")
         version, token_bytes, vocabulary, header = (r.natural(w) for w in ("version", "token bytes", "vocabulary",
                                                                              "header bytes"))
-        if len(magic) > 32 or token_bytes not in (1, 2, 4) or header < 64 or header > 1 << 20:
+        # the magic is the header's first bytes: its version word starts at byte 8 (docs/formats.md,
+        # "Token stream"), so a longer magic would be compared over the header's own words
+        if len(magic) > MAX_MAGIC or token_bytes not in (1, 2, 4) or header < 64 or header > 1 << 20:
             raise RequestError(f"a token stream of {token_bytes}-byte tokens, a {header}-byte header and a "
                                f"{len(magic)}-byte magic (tokens of 1, 2 or 4 bytes, a header of 64 bytes to "
-                               f"1 MiB, a magic of at most 32)")
+                               f"1 MiB, a magic of at most {MAX_MAGIC}: the header's version starts at byte {MAX_MAGIC})")
+        # the stream header's version and vocabulary are 32-bit words (docs/formats.md, "Token stream"):
+        # a wider value no header holds, so every stream would be refused
+        if version > MAX_HEADER_WORD or vocabulary > MAX_HEADER_WORD:
+            raise RequestError(f"a token stream of version {version} and vocabulary {vocabulary} (a stream header's "
+                               f"version and vocabulary are 32-bit words, at most {MAX_HEADER_WORD}: no stream "
+                               "would match)")
         stream = TokenStream(magic, version, token_bytes, vocabulary, header)
     else:
         raise RequestError(f"input kind {kind} (0 a record, 1 a token stream)")

@@ -847,6 +847,21 @@ def _record_checks(r: _Reader, value, record_bytes: int) -> tuple[RecordCheck, .
                 r.fail(f"input check {what} reads {width}-byte words; a word is 1, 2, 4 or 8 bytes", at)
         if kind != "bytes" and not check.width:
             r.fail(f"input check {what} reads 0-byte words; a word is 1, 2, 4 or 8 bytes", at)
+        # a word of `width` bytes holds 0 .. 2^(8 width) - 1: a value no such word holds, or a bound
+        # of 0, would refuse every input record at run time; a bound of 2^64 or more fits no uint64_t
+        # of the host's table (runtime_c/host_runtime.h rt_record_check)
+        words = 1 << (8 * check.width)
+        if kind == "word" and check.value >= words:
+            r.fail(f"input check {what} compares a {check.width}-byte word to {check.value}, which no "
+                   f"{check.width}-byte word holds (at most {words - 1}): every input record would be refused; "
+                   f"give a value below {words} or a wider word", at)
+        if kind == "below" and check.count and check.value == 0:
+            r.fail(f"input check {what} requires {check.width}-byte words below 0, which no word is: every input "
+                   f"record would be refused; give a bound of 1 or more", at)
+        if kind == "below" and check.value >= 1 << 64:
+            r.fail(f"input check {what} bounds {check.width}-byte words by {check.value}, which the host's 64-bit "
+                   f"bound cannot hold (it would keep {check.value % (1 << 64)}); give a bound of at most "
+                   f"{min(words, (1 << 64) - 1)}", at)
         if check.end() > record_bytes:
             r.fail(f"input check {what} reads up to byte {check.end()}, past the {record_bytes}-byte record", at)
         out.append(check)
