@@ -1017,8 +1017,16 @@ class Launch:
         self._dst(ins, o[0], np.broadcast_to(np.where(self.pred(ins, o[3]), bits(o[1]), bits(o[2])),
                                              (self.threads,)), mask)
 
+    def _predicate_file_bytes(self, ins, mods):
+        """P2R / R2P without a byte selection: .B1 / .B2 / .B3 move the predicates through another
+        byte of the register, which no ptxas code of the corpus writes (probe s38 p2r, up to 60 live
+        predicates at -O3) -- refused by name rather than run as the plain form (probe s39 sassforms7)."""
+        if mods:
+            self._unmodeled(ins, f"{ins.full_opcode} (only the plain {ins.opcode}, byte 0 of the register)")
+
     def op_P2R(self, ins, mods, o, mask):
         """P2R Rd, PR, Ra, mask: the predicates' bits under `mask`, Ra's elsewhere."""
+        self._predicate_file_bytes(ins, mods)
         if len(o) != 4:
             self._unmodeled(ins)
         bits = np.zeros(self.threads, dtype=np.uint32)
@@ -1028,11 +1036,17 @@ class Launch:
         self._dst(ins, o[0], (np.asarray(self.u32(ins, o[2])) & ~keep) | (bits & keep), mask)
 
     def op_R2P(self, ins, mods, o, mask):
-        value = np.asarray(self.u32(ins, o[1]))
-        keep = int(self.u32(ins, o[2]))
+        """R2P PR, Ra, mask: Pi = bit i of Ra for each bit i of `mask` (an immediate, or a register: per
+        thread), the other predicates kept.  ptxas's seven bit tests of one word (tools/ptx_corpus/
+        warp_forms.ptx bit_tests, tests/sass/test_warp_forms.py)."""
+        self._predicate_file_bytes(ins, mods)
+        value = self._full(np.asarray(self.u32(ins, o[1])).astype(np.uint32))
+        keep = self._full(np.asarray(self.u32(ins, o[2])).astype(np.uint32))
+        active = self._active(mask)
         for p in range(7):
-            if keep >> p & 1:
-                self._dst(ins, Operand("pred", p), (value >> p) & 1 == 1, mask)
+            selected = (keep >> np.uint32(p)) & np.uint32(1) == 1
+            if selected.any():
+                self._dst(ins, Operand("pred", p), (value >> np.uint32(p)) & np.uint32(1) == 1, active & selected)
 
     # ------------------------------------------------------------ integer
     def op_SHF(self, ins, mods, o, mask):
