@@ -80,7 +80,7 @@ def _predicates_written(text: str) -> set[int]:
 
 def _bobc_distance(first: str, second: str, arch: str) -> int:
     """Cycles bobc's scheduler puts between the two instructions (placed by the encoder whether or
-    not a form is learned: R2P has none), alone in a stream."""
+    not a form is learned), alone in a stream."""
     encoder = Encoder(arch)
     items = []
     for text in (first, second):

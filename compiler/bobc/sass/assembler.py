@@ -557,9 +557,9 @@ def _edit_distance(a: str, b: str) -> int:
 
 # NVIDIA opcodes of sm_86/sm_90 that ptxas emits and this assembler does not encode (ptxas made none
 # of them for tools/ptx_corpus; probe s28 asm saw most in its listings): refused as such, with no
-# did-you-mean (IMMA is not a misspelt HMMA, nor MATCH of UTMASTG)
+# did-you-mean (IMMA is not a misspelt HMMA)
 NVIDIA_OPCODES_NOT_ENCODED = {
-    "ATOM", "ST", "MATCH", "I2IP", "FSET", "HSET2", "IMMA",
+    "ATOM", "ST", "I2IP", "HSET2", "IMMA",
     "BMMA", "DMMA", "QSPC", "ARRIVES", "NANOSLEEP", "PMTRIG",
     "BREAK", "BMOV", "UPOPC", "VIADDMNMX", "STSM", "STAS", "REDAS", "USEL", "UP2UR", "UR2UP", "UBLKCP",
     "UBLKPF", "UBLKRED", "UTMAPF", "UTMAREDG", "QGMMA", "IGMMA", "TEX", "TLD", "TLD4", "TXQ", "SULD",

@@ -245,6 +245,8 @@ def _reg_width(inst: Instruction, slot: str) -> int:
         return 2        # a 64-bit product and addend
     if op == "IMAD" and "HI" in mods and slot == "Sc":
         return 2        # IMAD.HI R7, R3, R9, R6 adds the pair R6..R7 (UR4..UR5 for a uniform one)
+    if op == "MATCH" and "U64" in mods and slot == "Ra":
+        return 2        # MATCH.ANY.U64 R11, R2 compares the pair R2..R3 (match.any.sync.b64)
     if op == "RET" and slot == "Ra":
         return 2        # RET.REL.NODEC R8: the 64-bit return address R8..R9
     if slot == "Rd":

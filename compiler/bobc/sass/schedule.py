@@ -152,7 +152,7 @@ BARRIER_SETTER_MIN_STALL = 2
 # opcode does not (its unit completes in order, as ptxas relies on: a MUFU, F2I or LDS with no
 # scoreboard of its own is covered by the wait on a later one's, tests/sass/data).  ptxas sets no
 # scoreboard on R2UR at all on sm_90 and overwrites its source a cycle later: not listed.
-ASYNC_SOURCE_READERS = {"MUFU", "F2I", "I2F", "F2F", "POPC", "BREV", "FLO", "DSETP", "REDUX"}
+ASYNC_SOURCE_READERS = {"MUFU", "F2I", "I2F", "F2F", "POPC", "BREV", "FLO", "DSETP", "REDUX", "MATCH"}
 # A variable-latency (decoupled, scoreboarded) instruction that overwrites a register a
 # fixed-latency instruction wrote issues no sooner than DECOUPLED_OVERWRITE cycles after that
 # writer, whatever the writer's own latency: the decoupled unit's write may otherwise land

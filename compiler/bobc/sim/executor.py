@@ -1017,8 +1017,16 @@ class Launch:
         self._dst(ins, o[0], np.broadcast_to(np.where(self.pred(ins, o[3]), bits(o[1]), bits(o[2])),
                                              (self.threads,)), mask)
 
+    def _predicate_file_bytes(self, ins, mods):
+        """P2R / R2P without a byte selection: .B1 / .B2 / .B3 move the predicates through another
+        byte of the register, which no ptxas code of the corpus writes (probe s38 p2r, up to 60 live
+        predicates at -O3) -- refused by name rather than run as the plain form (probe s39 sassforms7)."""
+        if mods:
+            self._unmodeled(ins, f"{ins.full_opcode} (only the plain {ins.opcode}, byte 0 of the register)")
+
     def op_P2R(self, ins, mods, o, mask):
         """P2R Rd, PR, Ra, mask: the predicates' bits under `mask`, Ra's elsewhere."""
+        self._predicate_file_bytes(ins, mods)
         if len(o) != 4:
             self._unmodeled(ins)
         bits = np.zeros(self.threads, dtype=np.uint32)
@@ -1028,11 +1036,17 @@ class Launch:
         self._dst(ins, o[0], (np.asarray(self.u32(ins, o[2])) & ~keep) | (bits & keep), mask)
 
     def op_R2P(self, ins, mods, o, mask):
-        value = np.asarray(self.u32(ins, o[1]))
-        keep = int(self.u32(ins, o[2]))
+        """R2P PR, Ra, mask: Pi = bit i of Ra for each bit i of `mask` (an immediate, or a register: per
+        thread), the other predicates kept.  ptxas's seven bit tests of one word (tools/ptx_corpus/
+        warp_forms.ptx bit_tests, tests/sass/test_warp_forms.py)."""
+        self._predicate_file_bytes(ins, mods)
+        value = self._full(np.asarray(self.u32(ins, o[1])).astype(np.uint32))
+        keep = self._full(np.asarray(self.u32(ins, o[2])).astype(np.uint32))
+        active = self._active(mask)
         for p in range(7):
-            if keep >> p & 1:
-                self._dst(ins, Operand("pred", p), (value >> p) & 1 == 1, mask)
+            selected = (keep >> np.uint32(p)) & np.uint32(1) == 1
+            if selected.any():
+                self._dst(ins, Operand("pred", p), (value >> np.uint32(p)) & np.uint32(1) == 1, active & selected)
 
     # ------------------------------------------------------------ integer
     def op_SHF(self, ins, mods, o, mask):
@@ -1660,6 +1674,20 @@ class Launch:
         f = self._COMBINE[combine]
         self._dst(ins, o[0], f(result, c), mask)
         self._dst(ins, o[1], f(np.logical_not(result), c), mask)
+
+    def op_FSET(self, ins, mods, o, mask):
+        """FSET.BF.<cmp>[.FTZ].<combine> Rd, Ra, Sb, Pp: PTX set.<cmp>[.<combine>][.ftz].f32.f32, 1.0f where
+        (a <cmp> b) <combine> p holds, else 0.0f (ptxas: warp_forms.ptx float_sets).  Without .BF the result
+        is an integer mask, which ptxas wrote for no corpus kernel: refused by name."""
+        if not mods or mods[0] != "BF" or len(mods) < 3:
+            self._unmodeled(ins, f"{ins.full_opcode} (FSET.BF alone: the 1.0f / 0.0f result)")
+        cmp, rest = mods[1], mods[2:]
+        combine = rest[-1]
+        if combine not in self._COMBINE:
+            self._unmodeled(ins)
+        a, b = self._fp_inputs(ins, tuple(rest[:-1]), o[1:3])
+        result = self._COMBINE[combine](self._fcompare(ins, cmp, a, b), self.pred(ins, o[3]))
+        self._dst(ins, o[0], self._full(np.where(result, np.uint32(0x3F800000), np.uint32(0))), mask)
 
     def op_MUFU(self, ins, mods, o, mask):
         function = mods[0] if mods else ""
@@ -2315,6 +2343,62 @@ class Launch:
                 self._dst(ins, d, ballot.astype(np.uint32), mask)
             else:
                 self._dst(ins, d, result, mask)
+
+    _REDUX = {"SUM": "sum", "MIN": "min", "MAX": "max", "": "and", "OR": "or", "XOR": "xor"}
+
+    def op_REDUX(self, ins, mods, o, mask):
+        """REDUX[.SUM|.MIN|.MAX|.OR|.XOR][.S32] URd, Ra: PTX redux.sync (add / min / max .u32 / .s32, and /
+        or / xor .b32; REDUX alone is .and) over the warp's executing lanes, the result in a uniform
+        register.  The sum wraps modulo 2^32 (a .s32 sum has the same bits); .S32 makes min / max signed."""
+        signed = "S32" in mods
+        rest = [m for m in mods if m != "S32"]
+        if len(rest) > 1 or (rest[0] if rest else "") not in self._REDUX or \
+                (signed and rest[:1] not in (["MIN"], ["MAX"])):
+            self._unmodeled(ins, f"{ins.full_opcode} (REDUX .SUM, .MIN, .MAX (.S32), .OR, .XOR or plain .AND)")
+        operation = self._REDUX[rest[0] if rest else ""]
+        active = self._active(mask).reshape(-1, WARP)
+        values = np.asarray(self._full(np.asarray(self.u32(ins, o[1])).astype(np.uint32))).reshape(-1, WARP)
+        if operation == "sum":
+            total = np.where(active, values.astype(np.uint64), 0).sum(axis=1) & 0xFFFFFFFF
+        elif operation in ("min", "max"):
+            v = values.view(np.int32).astype(np.int64) if signed else values.astype(np.int64)
+            if operation == "min":
+                total = np.where(active, v, np.iinfo(np.int64).max).min(axis=1)
+            else:
+                total = np.where(active, v, np.iinfo(np.int64).min).max(axis=1)
+            total = total & 0xFFFFFFFF
+        else:
+            identity = np.uint32(0xFFFFFFFF) if operation == "and" else np.uint32(0)
+            ufunc = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[operation]
+            total = ufunc.reduce(np.where(active, values, identity), axis=1)
+        self._dst(ins, o[0], np.repeat(np.asarray(total).astype(np.uint32), WARP), mask)
+
+    def op_MATCH(self, ins, mods, o, mask):
+        """MATCH.ANY[.U64] Rd, Ra / MATCH.ALL[.U64] Pu, Rd, Ra: PTX match.any / match.all .b32 (.b64: the
+        pair Ra..Ra+1) over the warp's executing lanes.  .ANY: the lanes whose value equals this lane's;
+        .ALL: every executing lane's mask and Pu true when all their values are equal, else 0 and false."""
+        wide = "U64" in mods
+        rest = [m for m in mods if m != "U64"]
+        if rest not in (["ANY"], ["ALL"]):
+            self._unmodeled(ins, f"{ins.full_opcode} (MATCH.ANY / MATCH.ALL, .U64)")
+        source = o[-1]
+        value = self._full(np.asarray(self.u32(ins, source)).astype(np.uint64))
+        if wide:
+            high = RZ if source.index == RZ else source.index + 1
+            value = value | (self._full(np.asarray(self._reg(ins, high)).astype(np.uint64)) << np.uint64(32))
+        active = self._active(mask).reshape(-1, WARP)
+        v = value.reshape(-1, WARP)
+        weights = np.uint64(1) << np.arange(WARP, dtype=np.uint64)
+        members = (active.astype(np.uint64) * weights).sum(axis=1)          # per warp
+        same = (v[:, :, None] == v[:, None, :]) & active[:, None, :]       # [warp, lane, other lane]
+        if rest == ["ANY"]:
+            result = (same.astype(np.uint64) * weights).sum(axis=2).reshape(-1)
+            self._dst(ins, o[0], result.astype(np.uint32), mask)
+            return
+        first = np.argmax(active, axis=1)
+        equal = ((v == v[np.arange(v.shape[0]), first][:, None]) | ~active).all(axis=1)
+        self._dst(ins, o[1], np.repeat(np.where(equal, members, 0), WARP).astype(np.uint32), mask)
+        self._dst(ins, o[0], np.repeat(equal, WARP), mask)
 
     # ------------------------------------------------------------ global memory
     def _holds_descriptor(self, desc: int, mask) -> bool:

@@ -32,7 +32,10 @@ COUPLED_ALU = frozenset({"IADD3", "LOP3", "ISETP", "LEA", "SHF", "MOV", "SEL", "
                          # 4 cycles on by a LOP3 -- the ALU's latency, where an FMA-pipe result needs 5;
                          # VABSDIFF / VABSDIFF4 (no NAK row) are the integer |a - b| (+ c) of the video
                          # family VIMNMX belongs to, read 9 cycles on at the earliest (by an STG)
-                         "F2IP", "VABSDIFF", "VABSDIFF4"})
+                         "F2IP", "VABSDIFF", "VABSDIFF4",
+                         # FSET.BF (set.<cmp>.f32.f32): NAK's FSet row is CoupledAlu, as FSETP's; ptxas sets
+                         # no write scoreboard on it (tools/ptx_corpus/warp_forms.ptx, both targets)
+                         "FSET"})
 COUPLED_FMA = frozenset({"FFMA", "FADD", "FMUL", "IMAD",
                          "VIADD",    # sm_90's VIADD: ptxas reads it 4 cycles on from an IMAD (FMA pipe)
                          # IDP.4A / IDP.2A: NAK's IDp4 row (CoupledFMA); ptxas sets no write scoreboard
@@ -45,6 +48,7 @@ DECOUPLED = frozenset({"S2R", "S2UR", "LDC", "MUFU", "LDG", "SHFL", "LDS", "LDSM
                        "B2R",                      # B2R: DecoupledAgu in NAK's (commented) row
                        "FRND",                     # ptxas sets a write scoreboard on every FRND (math_forms.ptx)
                        "SYNCS",                    # sm_90's mbarrier unit: its predicate on a scoreboard
+                       "MATCH",                    # ptxas sets a write scoreboard on every MATCH (warp_forms.ptx)
                        # sm_90's register reallocation: ptxas sets a write scoreboard on
                        # USETMAXREG.TRY_ALLOC's predicate and its reader waits on it, 2 cycles on
                        # (tests/sass/data corpus-sm_90.tsv, sm90_async pipelined_product)

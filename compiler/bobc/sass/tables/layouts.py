@@ -121,6 +121,9 @@ LAYOUTS: dict[str, list[str]] = {
     # tools/ptx_corpus/math_forms.ptx)
     "ISETP": ["Pu Pv Ra Sb Pp", "Pu Pv Ra Sb Pp Pr"],
     "FSETP": ["Pu Pv Ra Sb Pp"],
+    # set.<cmp>.f32.f32 (FSET.BF.LT.AND R8, R0, R5, PT: 1.0f or 0.0f; tools/ptx_corpus/warp_forms.ptx):
+    # FSEL's slots, the comparison and combination in the fixed bits as FSETP's
+    "FSET": ["Rd Ra Sb Pp"],
     "FADD": ["Rd Ra Sb"],
     "FMUL": ["Rd Ra Sb"],
     "FFMA": ["Rd Ra Sb Sc"],
@@ -216,6 +219,9 @@ LAYOUTS: dict[str, list[str]] = {
     "UFLO": ["Ud Sb"],
     "UISETP": ["Pu Pv Ra Sb Pp"],       # ISETP's slots with uniform predicates (sm90_hgmma_product.ptx)
     "REDUX": ["Ud Ra"],
+    # match.all / match.any (warp_forms.ptx): MATCH.ALL P0, R9, R2 (Pu at 81); MATCH.ANY R8, R2 is the
+    # word with Pu = PT (7), which nvdisasm does not print: a layout of its own, PT among its fixed bits
+    "MATCH": ["Pu Rd Ra", "Rd Ra"],
     "P2R": ["Rd PR Ra Sb"],
     "R2P": ["PR Ra Sb"],
     # sm_90: warpgroup MMA, the Tensor Memory Accelerator, mbarriers (sm90_async.ptx)
@@ -241,7 +247,7 @@ _HALF = {"A": ("neg", "abs"), "B": ("neg", "abs")}
 # nothing), so `|Ra|` there is refused, not dropped (probe s33 asmfuzz finding 2).
 OPERAND_MODIFIER_VARIANTS = {("HADD2", "F32"): {"A": ("neg",), "B": ("neg", "abs")}}
 OPERAND_MODIFIERS = {
-    "FADD": _FLOAT, "FMUL": _FLOAT, "FFMA": _FLOAT, "FSETP": _FLOAT, "FMNMX": _FLOAT, "FSEL": _FLOAT,
+    "FADD": _FLOAT, "FMUL": _FLOAT, "FFMA": _FLOAT, "FSETP": _FLOAT, "FSET": _FLOAT, "FMNMX": _FLOAT, "FSEL": _FLOAT,
     "DADD": _FLOAT, "DMUL": _FLOAT, "DFMA": _FLOAT, "DSETP": _FLOAT,
     "HADD2": _HALF, "HMUL2": _HALF, "HFMA2": _HALF, "HMNMX2": _HALF, "HSETP2": _HALF,
     "MUFU": {"B": ("neg", "abs")},
@@ -295,7 +301,9 @@ REUSE_OPCODES = {"FADD", "FFMA", "FMNMX", "FMUL", "FSEL", "FSETP", "I2FP", "IADD
                  "IDP", "F2IP", "VABSDIFF",
                  # ptxas 13 marks PLOP3's .SIGN sources on sm_90 (PLOP3.LUT P0, PT, R5.reuse.SIGN, ...:
                  # tools/ptx_corpus/sign_forms.ptx)
-                 "PLOP3"}
+                 "PLOP3",
+                 # ptxas 13 marks FSET.BF's sources (FSET.BF.NAN.AND R11, R0.reuse, R5.reuse, PT: warp_forms.ptx)
+                 "FSET"}
 # ... on these targets only: nvdisasm shows no reuse flag on sm_86's R2UR (bit 122 decodes to nothing)
 REUSE_TARGETS = {"R2UR": {"sm_90"}}
 
@@ -388,7 +396,7 @@ EXPLICIT_CONTROL = {"HGMMA", "WARPGROUP", "SYNCS", "UTMALDG", "UTMASTG", "UTMACC
 ALIGNED_UNIFORM_TUPLES = {"UTMALDG": 0, "UTMASTG": 0}
 
 # Opcodes whose immediates are binary32 values (nvdisasm prints them as floats).
-FLOAT_IMMEDIATE = {"FADD", "FMUL", "FFMA", "FSETP", "FMNMX", "FSEL", "MUFU"}
+FLOAT_IMMEDIATE = {"FADD", "FMUL", "FFMA", "FSETP", "FSET", "FMNMX", "FSEL", "MUFU"}
 
 # Variable-latency opcodes: their results come back through a scoreboard
 # (sass-facts.md "Control codes and latencies"; LDC is treated so on both).
@@ -399,6 +407,7 @@ VARIABLE_LATENCY = {"S2R", "S2UR", "LDG", "LDS", "LDC", "MUFU", "F2I", "I2F", "F
                     "BREV", "FLO", "SHFL", "STG", "STS", "R2UR", "LDL", "STL", "LD", "LDSM", "LDGSTS",
                     "ATOMS", "ATOMG", "RED", "REDG", "DADD", "DMUL", "DFMA", "DSETP", "B2R",
                     "REDUX", "UFLO", "VOTEU",
+                    "MATCH",  # ptxas sets a write scoreboard on every MATCH (warp_forms.ptx, both targets)
                     "FCHK",   # ptxas sets a write scoreboard on FCHK (int_forms.ptx divide, both targets)
                     "FRND"}   # ptxas sets a write scoreboard on every FRND (math_forms.ptx, both targets)
 # Variable-latency opcodes that read their register sources late: a later
