@@ -1,0 +1,56 @@
+"""A launch's per-thread state holds what its kernel uses, and none of it outlives the launch
+(probe s39 simmem): the uniform register file was 64 rows of every thread (203 MB of an
+830,976-thread launch, the largest of a simulated Coppelius update, whose peak was 1.1 GB) and
+the special registers nine int64 columns (57 MB), whatever the kernel read.  Now a row is made
+when the kernel first reads or writes it, with the value the full file held (POISON_WORD)."""
+from __future__ import annotations
+
+import gc
+import sys
+import weakref
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ptx_kernels import kernel  # noqa: E402
+
+from bobc.sim import executor  # noqa: E402
+from bobc.sim.kernel import run_kernel  # noqa: E402
+
+
+def test_a_row_reads_as_the_full_file_did_and_keeps_its_writes():
+    rows = executor.LazyRows(64, 5, executor.POISON_WORD, np.uint32)
+    full = np.full((64, 5), executor.POISON_WORD, dtype=np.uint32)
+    assert rows.made() == 0
+    assert np.array_equal(rows[7], full[7]) and rows[7].dtype == full.dtype
+    rows[3][1:3] = 9
+    full[3][1:3] = 9
+    assert np.array_equal(rows[3], full[3]) and np.array_equal(rows[-1], full[-1])
+    assert rows.made() == 3
+    with pytest.raises(IndexError):
+        rows[64]
+
+
+def test_a_launch_makes_only_the_registers_its_kernel_touches_and_is_freed_when_it_ends(monkeypatch):
+    seen = []
+    real_run = executor.Launch.run
+
+    def run(self):
+        try:
+            return real_run(self)
+        finally:
+            seen.append((weakref.ref(self), self.uregs.made(), self.sregs.made()))
+    monkeypatch.setattr(executor.Launch, "run", run)
+    data = np.arange(256, dtype=np.float32)
+    gc.disable()        # freed by reference counting: no cycle keeps a launch's arrays until a collection
+    try:
+        run_kernel(kernel("block_reduce", "sm_90"), "sm_90", grid=(2, 1, 1), block=(128, 1, 1),
+                         params=["out", "in"], buffers={"out": np.zeros(2, np.float32), "in": data})
+        (alive, uregs, sregs), = seen
+        assert alive() is None
+    finally:
+        gc.enable()
+    assert uregs < 64
+    assert 0 < len(sregs) < 9 and "SR_TID.X" in sregs
