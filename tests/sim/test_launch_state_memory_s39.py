@@ -54,3 +54,18 @@ def test_a_launch_makes_only_the_registers_its_kernel_touches_and_is_freed_when_
         gc.enable()
     assert uregs < 64
     assert 0 < len(sregs) < 9 and "SR_TID.X" in sregs
+
+
+def test_the_order_check_lets_go_of_the_words_a_launch_gathered_once_merged():
+    from bobc.sim.memory import LaunchAccesses
+
+    accesses = LaunchAccesses()
+    accesses.read(np.array([8, 4, 8], dtype=np.uint64), 4)
+    accesses.read(np.array([16], dtype=np.uint64), 8)
+    accesses.write(np.array([4], dtype=np.uint64), 2)
+    gathered = [weakref.ref(part) for part in accesses._reads + accesses._writes]
+    reads, writes = accesses.sets()
+    assert [part() for part in gathered] == [None, None, None]     # only the merged sets are held
+    assert reads.tolist() == [1, 2, 4, 5] and writes.tolist() == [1]
+    again = accesses.sets()                                         # asking twice answers the same
+    assert again[0].tolist() == [1, 2, 4, 5] and again[1].tolist() == [1]
