@@ -69,3 +69,23 @@ def test_the_order_check_lets_go_of_the_words_a_launch_gathered_once_merged():
     assert reads.tolist() == [1, 2, 4, 5] and writes.tolist() == [1]
     again = accesses.sets()                                         # asking twice answers the same
     assert again[0].tolist() == [1, 2, 4, 5] and again[1].tolist() == [1]
+
+
+def test_an_aligned_load_and_store_move_whole_rows_and_agree_with_bytewise_indexing():
+    from bobc.sim.memory import Buffer, Memory, Resident
+
+    data = np.arange(256, dtype=np.uint8)
+    memory = Memory([Buffer("b", 0x1000, data.copy())], [Resident("b", 0x1000, 256)])
+    addresses = np.array([0x1010, 0x1000, 0x10F0, 0x1010], dtype=np.uint64)
+    table, rows = memory._rows(addresses, 16)          # one buffer, aligned: rows, no index matrix
+    assert rows.tolist() == [1, 0, 15, 1] and table.base is not None
+    got = memory.load(addresses, 16, "l", 0, "a load")
+    want = data[(addresses - 0x1000).astype(np.int64)[:, None] + np.arange(16)].view("<u4")
+    assert np.array_equal(got, want)
+    words = np.arange(16, dtype=np.uint32).reshape(4, 4) + 1000
+    memory.store(addresses, words, "l", 0, "a store")
+    expect = data.copy()
+    for address, row in zip(addresses, words):          # one thread after another: the last one wins
+        expect[int(address) - 0x1000:int(address) - 0x1000 + 16] = row.view(np.uint8)
+    assert np.array_equal(memory.buffers[0].data, expect)
+    assert memory._rows(np.array([0x1004], dtype=np.uint64), 16) is None     # not a row: bytewise
