@@ -59,8 +59,8 @@ SHARED_WINDOW_BYTES = 1 << 32
 CLUSTER_BARRIER = -2         # wait_id of a thread waiting at its cluster's barrier (UCGABAR_WAIT)
 IDLE_WAITS = 20_000    # incomplete TRYWAITs with no mbarrier changing: a wait nothing will end
 # The most threads (each block padded to whole warps) one launch may have here: every thread gets
-# its own column of registers, uniform registers and special registers (about 0.5 KB and 4 bytes a
-# register), so 2^21 threads take up to ~5.6 GB.  2.5 times the largest launch the tests simulate
+# its own column of registers, and of each uniform and special register its kernel uses (about 0.5 KB
+# and 4 bytes a register at most), so 2^21 threads take up to ~5.6 GB.  2.5 times the largest launch the tests simulate
 # (830,976 threads: a bundled model's half copy at its small size, docs/simulator.md, "Launch size").
 # A larger grid was a NumPy
 # MemoryError traceback (probe s31 limits finding 3); it is refused by name before anything is made
