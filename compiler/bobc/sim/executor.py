@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import operator
 import re
 from dataclasses import dataclass
 
@@ -58,8 +59,8 @@ SHARED_WINDOW_BYTES = 1 << 32
 CLUSTER_BARRIER = -2         # wait_id of a thread waiting at its cluster's barrier (UCGABAR_WAIT)
 IDLE_WAITS = 20_000    # incomplete TRYWAITs with no mbarrier changing: a wait nothing will end
 # The most threads (each block padded to whole warps) one launch may have here: every thread gets
-# its own column of registers, uniform registers and special registers (about 0.5 KB and 4 bytes a
-# register), so 2^21 threads take up to ~5.6 GB.  2.5 times the largest launch the tests simulate
+# its own column of registers, and of each uniform and special register its kernel uses (about 0.5 KB
+# and 4 bytes a register at most), so 2^21 threads take up to ~5.6 GB.  2.5 times the largest launch the tests simulate
 # (830,976 threads: a bundled model's half copy at its small size, docs/simulator.md, "Launch size").
 # A larger grid was a NumPy
 # MemoryError traceback (probe s31 limits finding 3); it is refused by name before anything is made
@@ -183,6 +184,59 @@ def _refuse_too_large(geometry: LaunchGeometry, threads: int, blocks: int) -> No
                              f"launch may have in the simulator ({doc('limits.md')})", hint=hint)
 
 
+class LazyRows:
+    """A register file of `rows` rows of `n` columns, each row made (filled with `fill`) when
+    first read or written: row k is what `file[k]` of a full [rows, n] array would be, and
+    writes into it stay.  The uniform registers are 64 rows of a launch's every thread, a kernel
+    uses a few: an 830,976-thread launch's full file was 203 MB of the simulator's 1.1 GB peak."""
+
+    __slots__ = ("_rows", "_n", "_fill", "_dtype")
+
+    def __init__(self, rows: int, n: int, fill, dtype):
+        self._rows: list[np.ndarray | None] = [None] * rows
+        self._n, self._fill, self._dtype = n, fill, dtype
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, index) -> np.ndarray:
+        index = operator.index(index)
+        if not -len(self._rows) <= index < len(self._rows):
+            raise IndexError(f"row {index} of a register file of {len(self._rows)} rows")
+        row = self._rows[index]
+        if row is None:
+            row = self._rows[index] = np.full(self._n, self._fill, dtype=self._dtype)
+        return row
+
+    def made(self) -> int:
+        """How many rows exist (those read or written so far)."""
+        return sum(row is not None for row in self._rows)
+
+
+class LazyValues:
+    """A mapping of names to values each computed (by its function, once) when first looked up:
+    the special registers of a launch's every thread, of which a kernel reads a few (nine int64
+    columns of an 830,976-thread launch were 57 MB)."""
+
+    __slots__ = ("_make", "_made")
+
+    def __init__(self, make: dict):
+        self._make, self._made = make, {}
+
+    def __contains__(self, name) -> bool:
+        return name in self._make
+
+    def __getitem__(self, name):
+        value = self._made.get(name)
+        if value is None:
+            value = self._made[name] = self._make[name]()
+        return value
+
+    def made(self) -> list[str]:
+        """The names looked up so far."""
+        return list(self._made)
+
+
 class Launch:
     def __init__(self, geometry: LaunchGeometry, code: list[Instruction], memory: Memory,
                  check_hazards: bool = True, max_steps: int = MAX_STEPS):
@@ -204,13 +258,18 @@ class Launch:
         local, block = t % padded, t // padded
         self.block = block
         self._clusters(geometry)
-        self.sregs = {
-            "SR_TID.X": local % bx, "SR_TID.Y": (local // bx) % by, "SR_TID.Z": local // (bx * by),
-            "SR_CTAID.X": block % gx, "SR_CTAID.Y": (block // gx) % gy, "SR_CTAID.Z": block // (gx * gy),
-            "SR_LANEID": local % WARP, "SR_CgaCtaId": self.block_rank[block],
+        # the functions hold no reference to the launch: a cycle would keep its every array alive
+        # after it ends, until the garbage collector next runs (the next launch's on top of it)
+        rank, window_high = self.block_rank, self.shared_window >> 32
+        self.sregs = LazyValues({
+            "SR_TID.X": lambda: local % bx, "SR_TID.Y": lambda: (local // bx) % by,
+            "SR_TID.Z": lambda: local // (bx * by),
+            "SR_CTAID.X": lambda: block % gx, "SR_CTAID.Y": lambda: (block // gx) % gy,
+            "SR_CTAID.Z": lambda: block // (gx * gy),
+            "SR_LANEID": lambda: local % WARP, "SR_CgaCtaId": lambda: rank[block],
             # the shared window's high word: a generic address in it reaches shared memory (op_LD)
-            "SR_SWINHI": np.full(n, self.shared_window >> 32, dtype=np.int64),
-        }
+            "SR_SWINHI": lambda: np.full(n, window_high, dtype=np.int64),
+        })
         self.lane = (local % WARP).astype(np.int64)
         self.warp_base = t - self.lane
         # A GPU's registers and shared memory hold whatever the last kernel left: start them
@@ -219,7 +278,7 @@ class Launch:
         self.regs = np.full((geometry.registers, n), POISON_WORD, dtype=np.uint32)
         self.preds = np.zeros((16, n), dtype=bool)
         self.preds[PT] = self.preds[UPT_ROW] = True
-        self.uregs = np.full((64, n), POISON_WORD, dtype=np.uint32)
+        self.uregs = LazyRows(64, n, POISON_WORD, np.uint32)
         self.shared_bytes = geometry.shared_bytes
         self.shared = np.full(self.blocks * geometry.shared_bytes, POISON_WORD & 0xFF, dtype=np.uint8)
         self.local_bytes = geometry.local_bytes
