@@ -21,8 +21,9 @@ CONTRACT = CheckpointContract(b"s", b"ll", b"ddd", b"eeee", 48, 16, 5)
 H = 80
 
 
-def envelope(step=7, chunk_count=3, pad=None, payload=bytes(range(48))) -> bytes:
-    header = bytearray(struct.pack("<8sIIQQQQ4I", b"BOBCENV1", H, chunk_count, step, len(payload), 16, 5, 1, 2, 3, 4)
+def envelope(step=7, chunk_count=3, pad=None, payload=bytes(range(48)), chunk_bytes=16) -> bytes:
+    header = bytearray(struct.pack("<8sIIQQQQ4I", b"BOBCENV1", H, chunk_count, step, len(payload), chunk_bytes, 5,
+                                   1, 2, 3, 4)
                        + b"slldddeeee")
     header += bytes(H - len(header))
     if pad is not None:
@@ -45,6 +46,12 @@ def test_every_padding_byte_must_be_zero(pad):
 def test_another_chunk_count_is_foreign():
     with pytest.raises(ForeignCheckpoint, match="chunk count differs: this host's 3, the checkpoint's 4"):
         decode(envelope(chunk_count=4), CONTRACT, "ck.bin")
+
+
+def test_chunks_one_byte_shorter_are_foreign():
+    # 3 chunks of 15 bytes leave a 3-byte tail: they still tile the 48 bytes, but are not this host's
+    with pytest.raises(ForeignCheckpoint, match="chunk bytes differ: this host's 16, the checkpoint's 15"):
+        decode(envelope(chunk_bytes=15), CONTRACT, "ck.bin")
 
 
 def test_a_record_one_byte_long_is_refused():
