@@ -342,9 +342,26 @@ static void test_envelope(void)
         free(x);
     }
 
+    /* s39 mutation testing: every byte of the header's padding after the identities must be zero
+     * (docs/formats.md), the last one too: the sample contract's identities are 13 + 14 + 18 + 16
+     * = 61 bytes, so H is 128 and bytes 125..127 are padding; each is refused with the CRC made right */
+    CHECK(h == 128, "sample H %u (identities 61 bytes after the 64 fixed)", h);
+    for (uint32_t k = 64 + 61; k < h; k++) {
+        uint8_t *x = malloc(n);
+        memcpy(x, e, n);
+        x[k] = 1;
+        uint32_t crc = rt_crc32(0, x, h + RT_SAMPLE_PAYLOAD_BYTES);
+        for (int i = 0; i < 4; i++)
+            x[h + RT_SAMPLE_PAYLOAD_BYTES + i] = (uint8_t)(crc >> (8 * i));
+        char want[64];
+        snprintf(want, sizeof want, "padding after the identities is not zero (byte %u)", k);
+        expect(rt_envelope_check(&c, x, n, "f", NULL, NULL, err), RT_EXIT_BAD_CHECKPOINT, err, want, "padding byte");
+        free(x);
+    }
+
     /* foreign, one part at a time, each named */
-    struct { const char *part; rt_contract c; } f[8];
-    for (int i = 0; i < 8; i++)
+    struct { const char *part; rt_contract c; } f[9];
+    for (int i = 0; i < 9; i++)
         f[i].c = contract();
     f[0].part = "schema";   f[0].c.schema = "other-schema";
     f[1].part = "learner";  f[1].c.learner = "sample-learner sgd";
@@ -354,7 +371,10 @@ static void test_envelope(void)
     f[5].part = "chunk count";   f[5].c.chunk_count = 2;
     f[6].part = "updates";  f[6].c.updates_per_invocation = RT_SAMPLE_UPDATES + 1;
     f[7].part = "chunk bytes";  f[7].c.chunk_bytes = RT_SAMPLE_CHUNK_BYTES / 3;
-    for (int i = 0; i < 8; i++) {
+    /* s39 mutation testing: chunks 4 bytes shorter still tile the payload (3 x (chunk - 4) leaves a 12-byte
+     * tail, shorter than a chunk), so only the chunk bytes rule itself refuses them */
+    f[8].part = "chunk bytes differ";  f[8].c.chunk_bytes = RT_SAMPLE_CHUNK_BYTES - 4;
+    for (int i = 0; i < 9; i++) {
         uint8_t *fe;
         size_t fn;
         CHECK(rt_envelope_build(&f[i].c, 3, p, &fe, &fn, err) == 0, "build foreign");
@@ -619,6 +639,13 @@ static void test_input(void)
     make_record(r);
     CHECK(rt_record_verify(c, r, sizeof r, "rec", err) == 0, "valid record: %s", err);
     expect(rt_record_verify(c, r, sizeof r - 1, "rec", err), RT_EXIT_BAD_INPUT, err, "257 bytes", "size");
+    {   /* s39 mutation testing: a record one byte longer is refused too: its size is exact */
+        uint8_t longer[RT_SAMPLE_RECORD_BYTES + 1];
+        memcpy(longer, r, sizeof r);
+        longer[sizeof r] = 0;
+        expect(rt_record_verify(c, longer, sizeof longer, "rec", err), RT_EXIT_BAD_INPUT, err,
+               "259 bytes, expected exactly 258", "a byte longer");
+    }
     memcpy(x, r, sizeof r);
     x[0] = 'X';
     expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "magic", "magic");

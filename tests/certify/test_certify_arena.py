@@ -249,3 +249,16 @@ def test_every_fault_is_listed_at_once(plan):
     kinds = sorted(f.kind for f in error.value.findings)
     assert {"extent", "misaligned", "registers"} <= set(kinds)
     assert "3 faults" in error.value.message or len(kinds) > 3
+
+
+def test_a_phase_that_names_its_residents_limits_the_pointers_read_too(plan):
+    """s39 mutation testing: the read half of the rule above.  The argmax reads logit-rows and
+    writes predictions; a phase listing only predictions leaves the read of logit-rows refused."""
+    residents = {r.name: r for r in plan.arena.globals}
+    phases = tuple(Phase(p.identity) if p.identity != "bob-greedy-argmax" else
+                   Phase(p.identity, writes=(residents["predictions"],))
+                   for p in plan.arena.phases)
+    broken = dataclasses.replace(plan, arena=dataclasses.replace(plan.arena, phases=phases))
+    found = messages(broken)
+    assert found and all("reads logit-rows, which phase bob-greedy-argmax does not list among its reads" in m
+                         for m in found), found
