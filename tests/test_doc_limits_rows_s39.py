@@ -1,14 +1,23 @@
-"""docs/limits.md lists the bound session 39 gave a native physical program's naturals, with the
-value its definition gives (probe s39 docs8 finding 1).
+"""docs/limits.md lists the bounds session 39 gave the native physical program, its request and
+the input record checks, with the values their own definitions give (probe s39 docs8 findings 1
+and 2).
 
-The row (2^64 - 1: each natural is 8 bytes little-endian) was added by bec4d5ba and lost in the
-merge b5b9acd0, while docs/platform.md and the refusal's hint still send the reader to
-docs/limits.md, "The native physical program", for it."""
+The row for a native program's naturals (2^64 - 1: each is 8 bytes little-endian) was added by
+bec4d5ba and lost in the merge b5b9acd0, while docs/platform.md and the refusal's hint still send
+the reader to docs/limits.md, "The native physical program", for it; the token stream's magic,
+version and vocabulary bounds and the record checks' bounds were stated only in
+docs/native-host.md and docs/writing-a-plan.md, though limits.md is "the one list of them".
+
+Each figure is recomputed from its definition: a program natural's 8 bytes; the token stream
+header's fields (docs/formats.md, "Token stream": the magic's bytes before the version word, the
+version's and vocabulary's widths), which must also be the request reader's bounds; the record
+check's words (1, 2, 4 or 8 bytes) and the C host's 64-bit bound."""
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+from bobc.native import request
 
 REPO = Path(__file__).resolve().parents[1]
 LIMITS = (REPO / "docs" / "limits.md").read_text(encoding="utf-8")
@@ -48,3 +57,38 @@ def test_platform_md_sends_a_program_natural_to_a_row_that_holds_it():
     from bobc.native import writer
     assert callable(writer.natural_too_wide)
 
+
+def token_stream_fields() -> dict[str, tuple[int, int]]:
+    """docs/formats.md's token stream header: field -> (offset, size)."""
+    formats = (REPO / "docs" / "formats.md").read_text(encoding="utf-8")
+    part = formats[formats.index("## Token stream"):]
+    part = part[:part.index("\n\n", part.index("| offset |"))]
+    fields = {}
+    for line in part.splitlines()[3:]:
+        offset, size, content = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if not size.isdigit():          # the tokens: 4n bytes
+            continue
+        fields[content.split()[0].rstrip(",")] = (int(offset), int(size))
+    return fields
+
+
+def test_the_token_stream_row_is_the_stream_headers_fields():
+    fields = token_stream_fields()
+    magic_room = fields["version"][0] - fields["magic"][0]          # the magic's bytes before the version
+    version_most = 256 ** fields["version"][1] - 1
+    vocabulary_most = 256 ** fields["vocabulary"][1] - 1
+    assert (request.MAX_MAGIC, request.MAX_HEADER_WORD) == (magic_room, version_most) == (magic_room, vocabulary_most)
+    limit = row("The native physical program", "a request's token stream")
+    assert limit[1] == f"{magic_room} bytes; {power_text(version_most)} each"
+    assert "`request.MAX_MAGIC`" in limit[0] and "`request.MAX_HEADER_WORD`" in limit[0]
+
+
+def test_the_record_check_row_is_the_hosts_words_and_bound():
+    header = (REPO / "runtime_c" / "host_runtime.h").read_text(encoding="utf-8")
+    struct = header[:header.index("} rt_record_check;")]
+    struct = struct[struct.rindex("typedef struct"):]
+    assert re.search(r"uint64_t value;\s*/\* WORD: the value; BELOW: the bound \*/", struct)
+    limit = row("What the certifier accepts", "an input record check's value")
+    assert limit[1] == f"a word's value below 2^(8 x its width), the width 1, 2, 4 or 8 bytes; a bound 1 .. {power_text(2 ** 64 - 1)}"
+    writing = " ".join((REPO / "docs" / "writing-a-plan.md").read_text(encoding="utf-8").split())
+    assert "A word is 1, 2, 4 or 8 bytes" in writing
