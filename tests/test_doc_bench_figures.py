@@ -64,7 +64,8 @@ def test_the_gcc_payload_summary_is_its_tables_ratios():
     path = RESULTS / "gcc-payload-s39.md"
     rows = {}
     for line in path.read_text(encoding="utf-8").splitlines():
-        m = re.match(r"^\| (\d+) \| (string literals|decimal ints) \([a-z]+\) \| [0-9.]+ \| ([0-9.]+) \| (\d+) \|$", line)
+        m = re.match(r"^\| (\d+) \| (string literals|decimal ints) \([a-z]+\) \| [0-9.]+ \| ([0-9.]+) \| (\d+) \|$",
+                     line)
         if m:
             rows[(int(m.group(1)), m.group(2))] = (float(m.group(3)), int(m.group(4)))
     sizes = sorted({size for size, _ in rows})

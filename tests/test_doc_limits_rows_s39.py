@@ -89,6 +89,7 @@ def test_the_record_check_row_is_the_hosts_words_and_bound():
     struct = struct[struct.rindex("typedef struct"):]
     assert re.search(r"uint64_t value;\s*/\* WORD: the value; BELOW: the bound \*/", struct)
     limit = row("What the certifier accepts", "an input record check's value")
-    assert limit[1] == f"a word's value below 2^(8 x its width), the width 1, 2, 4 or 8 bytes; a bound 1 .. {power_text(2 ** 64 - 1)}"
+    assert limit[1] == (f"a word's value below 2^(8 x its width), the width 1, 2, 4 or 8 bytes; "
+                        f"a bound 1 .. {power_text(2 ** 64 - 1)} (0 where the check reads no word)")
     writing = " ".join((REPO / "docs" / "writing-a-plan.md").read_text(encoding="utf-8").split())
     assert "A word is 1, 2, 4 or 8 bytes" in writing
