@@ -55,3 +55,28 @@ def test_a_quoted_benchmark_figure_is_the_result_files(doc, around, value, scale
     digits = len(shown.split(".")[1]) if "." in shown else 0
     assert float(shown) == round(value() * scale, digits), \
         f"{doc} quotes {shown}; the result file's median is {value() * scale:.4g}"
+
+
+def test_the_gcc_payload_summary_is_its_tables_ratios():
+    """bench/results/gcc-payload-s39.md's summary is its own table's ratios, before over today, each
+    rounded to a whole number (probe s39 docs8 finding 4: it said "about a tenth of the memory ...
+    at every size measured", where 1 MiB took 36 MiB against 183, a fifth)."""
+    path = RESULTS / "gcc-payload-s39.md"
+    rows = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        m = re.match(r"^\| (\d+) \| (string literals|decimal ints) \([a-z]+\) \| [0-9.]+ \| ([0-9.]+) \| (\d+) \|$",
+                     line)
+        if m:
+            rows[(int(m.group(1)), m.group(2))] = (float(m.group(3)), int(m.group(4)))
+    sizes = sorted({size for size, _ in rows})
+    assert len(rows) == 2 * len(sizes) >= 4
+    time = [rows[s, "decimal ints"][0] / rows[s, "string literals"][0] for s in sizes]
+    memory = [rows[s, "decimal ints"][1] / rows[s, "string literals"][1] for s in sizes]
+    text = re.sub(r"\s+", " ", path.read_text(encoding="utf-8"))
+    said = re.search(r"costs gcc (\d+) to (\d+) times less memory and (\d+) to (\d+) times less time "
+                     r"\(the (\d+) to (\d+) MiB measured", text)
+    assert said, f"{path.name}: the summary sentence is not where this test reads it"
+    assert [int(x) for x in said.groups()] == [round(min(memory)), round(max(memory)), round(min(time)),
+                                               round(max(time)), sizes[0], sizes[-1]]
+    assert "the ratios growing with the payload" in text
+    assert time == sorted(time) and memory == sorted(memory)
