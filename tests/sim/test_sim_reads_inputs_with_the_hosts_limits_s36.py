@@ -49,7 +49,7 @@ def _larger_plans_checkpoint(folder, case):
 
 CASES = {
     # name: (the inputs, exit status, words of the host's refusal)
-    "oversized record": (_oversized_record, 3, "more than an input record can be"),
+    "oversized record": (_oversized_record, 3, "expected exactly"),
     "oversized checkpoint": (_oversized_checkpoint, 4, "more than a checkpoint can be"),
     "a larger plan's checkpoint": (_larger_plans_checkpoint, 5, "more than this host's checkpoint"),
 }
