@@ -62,3 +62,24 @@ def test_a_shorter_record_is_still_called_truncated(host, tmp_path):
     done = _run([str(host), "train", "--input", "short.bin", *OUTPUTS], tmp_path)
     assert done.returncode == 3, done.stderr
     assert done.stderr.endswith(f"short.bin: {RECORD_BYTES - 1} bytes, expected exactly {RECORD_BYTES} (truncated)\n")
+
+
+def test_the_guides_example_a_copy_with_32_samples_and_the_64_sample_record(tmp_path):
+    """docs/writing-a-plan.md, section 8: make_record.py keeps its own N, so LinReg copied with 32
+    samples refuses its record with the size the plan declares (16 + 4 x 32 x 7 + 4 x 32 = 1040)."""
+    import shutil
+
+    import make_record
+
+    shutil.copytree(EXAMPLE / "LinReg", tmp_path / "LinReg")
+    shutil.copy(EXAMPLE / "reference_kernels.py", tmp_path)
+    model = tmp_path / "LinReg" / "Model.bob"
+    line = f"def linRegSamples : Nat = {numpy_model.N}"
+    assert model.read_text().count(line) == 1
+    model.write_text(model.read_text().replace(line, "def linRegSamples : Nat = 32"))
+    (tmp_path / "record.bin").write_bytes(make_record.record_bytes(*make_record.make(3)))
+    done = _run([sys.executable, "-m", "bobc", "run", "LinReg/Build/NativeHost.bob", "train", "--reference",
+                 "--input", "record.bin", *OUTPUTS], tmp_path)
+    assert done.returncode == 3, done.stderr
+    assert done.stderr == "bobc run: error: input record record.bin: 2064 bytes, expected exactly 1040\n"
+    assert 2064 == RECORD_BYTES and 1040 == 16 + 4 * 32 * numpy_model.D + 4 * 32
