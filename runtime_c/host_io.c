@@ -134,15 +134,19 @@ static void note(rt_io_files *files, const char *path, dev_t dev, ino_t ino)
         snprintf(in->real, sizeof in->real, "%s", path);
 }
 
-int rt_io_read(rt_io_files *files, const char *path, const char *what, size_t limit, int code, uint8_t **data,
-                size_t *size, char *err)
+/* rt_io_read, and rt_io_read_exact: `exact` says the file must be `limit` bytes exactly, so a
+ * larger one is refused with that size ("expected exactly"), the words a smaller one gets */
+static int io_read(rt_io_files *files, const char *path, const char *what, size_t limit, int exact, int code,
+                   uint8_t **data, size_t *size, char *err)
 {
     *data = NULL;
     *size = 0;
     char shown[RT_IO_SHOWN_BYTES + 1];
     const char *named = rt_io_shown(path, shown);
-    if (limit > RT_IO_INPUT_LIMIT_BYTES)
+    if (limit > RT_IO_INPUT_LIMIT_BYTES) {
         limit = RT_IO_INPUT_LIMIT_BYTES;
+        exact = 0;              /* the bound is then the reader's own, not the file's size */
+    }
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return rt_say(err, code, "%s %s: cannot open: %s", what, named, strerror(errno));
@@ -158,6 +162,9 @@ int rt_io_read(rt_io_files *files, const char *path, const char *what, size_t li
     }
     if ((uint64_t)st.st_size > limit) {
         close(fd);
+        if (exact)
+            return rt_say(err, code, "%s %s: %lld byte%s, expected exactly %zu", what, named, (long long)st.st_size,
+                          rt_plural((unsigned long long)st.st_size), limit);
         return rt_say(err, code, "%s %s: %lld bytes, more than %s %s can be (%zu bytes at most are read)", what, named,
                       (long long)st.st_size, strchr("aeiou", what[0]) ? "an" : "a", what, limit);
     }
@@ -193,6 +200,18 @@ int rt_io_read(rt_io_files *files, const char *path, const char *what, size_t li
     *data = buf;
     *size = got;
     return 0;
+}
+
+int rt_io_read(rt_io_files *files, const char *path, const char *what, size_t limit, int code, uint8_t **data,
+                size_t *size, char *err)
+{
+    return io_read(files, path, what, limit, 0, code, data, size, err);
+}
+
+int rt_io_read_exact(rt_io_files *files, const char *path, const char *what, size_t expected, int code,
+                     uint8_t **data, size_t *size, char *err)
+{
+    return io_read(files, path, what, expected, 1, code, data, size, err);
 }
 
 int rt_io_note_input(rt_io_files *files, const char *path, const char *what, int code, char *err)

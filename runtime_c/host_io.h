@@ -104,6 +104,11 @@ typedef struct {
 int rt_io_read(rt_io_files *files, const char *path, const char *what, size_t limit, int code, uint8_t **data,
                 size_t *size, char *err);
 
+/* rt_io_read of a file that must be `expected` bytes: one past it is refused unread with
+ * "N bytes, expected exactly EXPECTED" (a shorter one is read; its caller says what it lacks). */
+int rt_io_read_exact(rt_io_files *files, const char *path, const char *what, size_t expected, int code,
+                     uint8_t **data, size_t *size, char *err);
+
 /* Note an input already read elsewhere (its identity, for the alias checks). */
 int rt_io_note_input(rt_io_files *files, const char *path, const char *what, int code, char *err);
 

@@ -84,7 +84,7 @@ int rt_read_exact(const char *path, const char *what, void *out, size_t expected
 {
     uint8_t *data;
     size_t size;
-    int rc = rt_read_all(path, what, &data, &size, expected + 1, code, err);
+    int rc = rt_io_read_exact(NULL, path, what, expected, code, &data, &size, err);
     if (rc)
         return rc;
     if (size != expected) {
@@ -220,7 +220,9 @@ int rt_record_read(const rt_record_contract *c, const char *path, uint8_t **reco
     uint8_t *data;
     size_t size;
     *record = NULL;
-    int rc = rt_read_all(path, "input record", &data, &size, (size_t)c->record_bytes + 1, RT_EXIT_BAD_INPUT, err);
+    /* a file past the record's size is refused unread, in rt_record_verify's words */
+    int rc = rt_io_read_exact(NULL, path, "input record", (size_t)c->record_bytes, RT_EXIT_BAD_INPUT, &data, &size,
+                              err);
     if (rc)
         return rc;
     rc = rt_record_verify(c, data, size, path, err);

@@ -1,8 +1,8 @@
 """`bobc sim` reads its record and checkpoint with the host's limits, as `bobc run --reference` does
 (probe s36 resume finding 3).
 
-docs/runtime.md: a host reads the input record's size and one byte more (a bigger file refused
-unread) and a checkpoint's envelope and 1 MiB, and a bigger checkpoint whose header names another
+docs/limits.md: a host reads the input record's size and no more (a bigger file refused unread,
+"N bytes, expected exactly SIZE": s39 newuser3) and a checkpoint's envelope and 1 MiB, and a bigger checkpoint whose header names another
 plan's identities (a larger model's) is foreign, exit 5; docs/simulator.md: sim has the host's
 files and refusals.  Before, sim read either file whole up to 1 GiB and judged it after: an
 oversized record was "expected exactly N bytes", and a larger plan's checkpoint was refused
@@ -49,7 +49,7 @@ def _larger_plans_checkpoint(folder, case):
 
 CASES = {
     # name: (the inputs, exit status, words of the host's refusal)
-    "oversized record": (_oversized_record, 3, "more than an input record can be"),
+    "oversized record": (_oversized_record, 3, "expected exactly"),
     "oversized checkpoint": (_oversized_checkpoint, 4, "more than a checkpoint can be"),
     "a larger plan's checkpoint": (_larger_plans_checkpoint, 5, "more than this host's checkpoint"),
 }

@@ -329,7 +329,7 @@ def read_plan_host_inputs(plan, input_path, checkpoint_path, operation):
     from ..reference.host import check_record
 
     request = plan.host.request
-    record_file = safe_io.read_input(input_path, BadInputRecord, request.input_record_bytes + 1)
+    record_file = safe_io.read_input(input_path, BadInputRecord, request.input_record_bytes, exact=True)
     check_record(request.input_checks, request.input_record_bytes, record_file.data, input_path)
     checkpoint_file = state = None
     if checkpoint_path is not None:

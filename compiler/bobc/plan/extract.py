@@ -385,8 +385,11 @@ def _launches(r: _Reader, value, regions, program_base: int) -> tuple[Launch, ..
         parameter_bytes = r.nat(k["nvidiaLaunchKernelParameterBytes"], f"{what}'s parameter bytes")
         for p in patches:
             if (p.word + 1) * 8 > parameter_bytes:
+                needed = max((q.word + 1) * 8 for q in patches)
                 r.fail(f"{what} patches word {p.word} (bytes {p.word * 8}..{p.word * 8 + 7}), "
-                       f"past its {parameter_bytes}-byte parameter block", p.at or at)
+                       f"past its {parameter_bytes}-byte parameter block; its patches need a block of at least "
+                       f"{needed} bytes (the kernel's parameter bytes, NvidiaLaunchKernelValue's last field)",
+                       p.at or at)
         launches.append(Launch(
             identity=identity, region=region, program_address=address,
             grid=(r.nat(k["nvidiaLaunchKernelGridX"], f"{what}'s grid x"),

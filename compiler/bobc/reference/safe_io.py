@@ -205,9 +205,11 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def _open_input(path, error, limit: int):
+def _open_input(path, error, limit: int, exact: bool = False):
     """(fd, fstat, the name as shown) of `path` opened without blocking (a FIFO never hangs it),
-    a regular file of at most `limit` bytes; else `error(path, part, detail)` and nothing open."""
+    a regular file of at most `limit` bytes; else `error(path, part, detail)` and nothing open.
+    `exact`: the file must be `limit` bytes, so a larger one is refused as "expected exactly"
+    (host_io.c rt_io_read_exact's words), not by the reader's bound."""
     named = shown(os.fspath(path))         # as the C host names it (its messages have a fixed size)
     try:
         fd = os.open(os.fspath(path), os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
@@ -218,6 +220,9 @@ def _open_input(path, error, limit: int):
         if not stat.S_ISREG(info.st_mode):
             raise error(named, "kind", f"{_kind(info.st_mode)}, not a regular file")
         if info.st_size > limit:
+            if exact:
+                raise error(named, "size", f"{info.st_size} byte{'' if info.st_size == 1 else 's'}, "
+                            f"expected exactly {limit}")
             raise error(named, "size", f"{info.st_size} bytes, more than this file can be "
                         f"({limit} bytes at most are read)")
     except BaseException:
@@ -232,10 +237,11 @@ def check_input(path, error, limit: int = INPUT_LIMIT_BYTES) -> None:
     os.close(fd)
 
 
-def read_input(path, error, limit: int = INPUT_LIMIT_BYTES) -> InputFile:
-    """Read `path` whole or raise `error(path, part, detail)` (an exit-coded FileRefused)."""
+def read_input(path, error, limit: int = INPUT_LIMIT_BYTES, exact: bool = False) -> InputFile:
+    """Read `path` whole or raise `error(path, part, detail)` (an exit-coded FileRefused).
+    `exact`: `limit` is the size the file must have (a larger one is refused unread, saying so)."""
     name = os.fspath(path)
-    fd, info, named = _open_input(name, error, min(limit, INPUT_LIMIT_BYTES))
+    fd, info, named = _open_input(name, error, min(limit, INPUT_LIMIT_BYTES), exact and limit <= INPUT_LIMIT_BYTES)
     try:
         # one byte past the size fstat gave tells a file that changed while being read
         expected = info.st_size

@@ -203,7 +203,8 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
     budgets = [b for b in (register_budget, declared) if b is not None]
     if budgets:
         result.register_budget = min(budgets)
-        check_register_budget(result, result.register_budget, result.kernel_name, str(path))
+        check_register_budget(result, result.register_budget, result.kernel_name, str(path),
+                              declared=declared is not None and declared == result.register_budget)
     return result
 
 
@@ -302,14 +303,17 @@ def source_directives(lines: list[SourceLine], target: Target | None = None) -> 
     return found
 
 
-def check_register_budget(assembled: Assembled, budget: int, name: str, source: str) -> None:
-    """Refuse, by name, a kernel whose code needs more registers than `budget`."""
+def check_register_budget(assembled: Assembled, budget: int, name: str, source: str, declared: bool = True) -> None:
+    """Refuse, by name, a kernel whose code needs more registers than `budget`: the source's
+    `.registers` line when `declared`, else the caller's (`bobc asm --register-budget`)."""
     if assembled.registers > budget:
+        where = (f"its `.registers {budget}` line (and the registers of the plan's region that runs it, which "
+                 f"must cover them)" if declared else "--register-budget")
         raise BobcError(f"kernel '{name}' needs {assembled.registers} registers "
                         f"(highest R{assembled.registers - 1 - RESERVED_REGISTERS} + 1 + "
                         f"{RESERVED_REGISTERS} reserved), over its budget of {budget}",
                         assembled.highest_register_span or Span(source, 1, 1),
-                        hint="use fewer registers, or raise the kernel's register budget")
+                        hint=f"use fewer registers, or raise the budget: {where}")
 
 
 # The instructions after which no thread goes on to the next address: ptxas ends every kernel with
