@@ -190,6 +190,30 @@ static void test_fill(void)
     CHECK(got32 == 18446744073709551616.0f, "step 2^64 + 1 as binary32: %.9g", got32);
     CHECK(bobc_fill_bytes(&past, 41, out, err, sizeof err) == 0 && out[0] == 42 && !out[1] && !out[2] && !out[3],
           "step 41 + 1: %s", err);
+    /* probe s39 mutants2: the edges of the interpreter's own rules (plan_steps.h: ops 1..8; plan_fill.h: a stack of
+     * BOBC_SCALAR_STACK values).  An op outside 1..8 is refused, never taken as the last one (sqrt) */
+    const bobc_scalar_term op0[] = { { BOBC_SCALAR_CONSTANT, 4.0 }, { 0, 0 } };
+    const bobc_scalar_term op9[] = { { BOBC_SCALAR_CONSTANT, 4.0 }, { BOBC_SCALAR_SQRT + 1, 0 } };
+    CHECK(bobc_scalar_eval(op0, 2, 1, &v, err, sizeof err) == -1 && strstr(err, "which no scalar has"), "op 0: %s", err);
+    CHECK(bobc_scalar_eval(op9, 2, 1, &v, err, sizeof err) == -1 && strstr(err, "which no scalar has"), "op 9: %s", err);
+    /* one operand short, for a one-operand and a two-operand op: refused before the stack is read below its bottom */
+    const bobc_scalar_term bare_sqrt[] = { { BOBC_SCALAR_SQRT, 0 } };
+    const bobc_scalar_term half_add[] = { { BOBC_SCALAR_STEP, 0 }, { BOBC_SCALAR_ADD, 0 } };
+    CHECK(bobc_scalar_eval(bare_sqrt, 1, 1, &v, err, sizeof err) == -1 && strstr(err, "operands"), "sqrt: %s", err);
+    CHECK(bobc_scalar_eval(half_add, 2, 1, &v, err, sizeof err) == -1 && strstr(err, "operands"), "add: %s", err);
+    /* BOBC_SCALAR_STACK values fit (their sum, 1 + 2 + ... + 32 = 528); one more is refused, never written past */
+    bobc_scalar_term deep[2 * BOBC_SCALAR_STACK + 1];
+    uint32_t n = 0;
+    for (int k = 1; k <= BOBC_SCALAR_STACK; k++)
+        deep[n++] = (bobc_scalar_term){ BOBC_SCALAR_CONSTANT, (double)k };
+    for (int k = 1; k < BOBC_SCALAR_STACK; k++)
+        deep[n++] = (bobc_scalar_term){ BOBC_SCALAR_ADD, 0 };
+    CHECK(bobc_scalar_eval(deep, n, 1, &v, err, sizeof err) == 0 && v == 528.0, "32 deep: %s %g", err, v);
+    bobc_scalar_term deeper[BOBC_SCALAR_STACK + 1];
+    for (int k = 0; k <= BOBC_SCALAR_STACK; k++)
+        deeper[k] = (bobc_scalar_term){ BOBC_SCALAR_CONSTANT, 1.0 };
+    CHECK(bobc_scalar_eval(deeper, BOBC_SCALAR_STACK + 1, 1, &v, err, sizeof err) == -1 && strstr(err, "deeper"),
+          "33 deep: %s", err);
 }
 
 /* A read at the cursor: base + the input checkpoint's step x scale (+ delta), taken exactly, so
