@@ -251,6 +251,44 @@ static int expect(int rc, int want, const char *err, const char *needle, const c
     return rc == want;
 }
 
+/* probe s39 mutants2: a checkpoint file larger than this host reads is judged by its header's identities only
+ * where they lie inside its H-byte header (docs/formats.md, "Checkpoint envelope": H u32 at 8, the identity
+ * lengths u32 at 48..60, the identities from byte 64).  One running past H is a malformed header, not another
+ * identity: the size refusal (exit 4) stands, where a check 16 bytes loose compared the payload's bytes and said
+ * foreign (exit 5).  An identity inside the header that differs is foreign. */
+static void write_oversized(const char *path, uint32_t schema_length, const char *schema)
+{
+    rt_contract c = contract();
+    size_t n = (size_t)rt_envelope_total_bytes(&c) + (1u << 20) + 1;
+    uint8_t *b = calloc(1, n);
+    memcpy(b, "BOBCENV1", 8);
+    b[8] = 80;                                  /* H = 80 */
+    b[48] = (uint8_t)schema_length;             /* schema; learner, data, seed empty */
+    memcpy(b + 64, schema, strlen(schema));
+    memset(b + 80, 'X', n - 80);                /* what follows the header */
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(b, 1, n, f) == n && fclose(f) == 0, "write %s", path);
+    free(b);
+}
+
+static void test_oversized_identities(void)
+{
+    rt_contract c = contract();
+    char path[512], err[RT_ERR_BYTES];
+    uint8_t *back = malloc(RT_SAMPLE_PAYLOAD_BYTES);
+    uint64_t step;
+    snprintf(path, sizeof path, "%s/oversized.bin", tmpdir);
+    write_oversized(path, 20, "sample-schemaXXX");  /* 64 + 20 = 84: 4 bytes past H */
+    expect(rt_checkpoint_read(&c, path, back, &step, err), RT_EXIT_BAD_CHECKPOINT, err, NULL,
+           "an oversized file whose identity runs past its header");
+    CHECK(!strstr(err, "identity differs"), "judged by bytes past the header: '%s'", err);
+    write_oversized(path, 13, "sample-SCHEMA");
+    expect(rt_checkpoint_read(&c, path, back, &step, err), RT_EXIT_FOREIGN_CHECKPOINT, err,
+           "more than this host's checkpoint", "an oversized file of another schema");
+    remove(path);
+    free(back);
+}
+
 static void test_envelope(void)
 {
     char err[RT_ERR_BYTES] = "";
@@ -2009,6 +2047,7 @@ int main(void)
     test_fill();
     test_cursor_window();
     test_envelope();
+    test_oversized_identities();
     test_publish();
     test_prepare();
     test_input();
