@@ -201,14 +201,14 @@ static void test_fill(void)
     const bobc_scalar_term half_add[] = { { BOBC_SCALAR_STEP, 0 }, { BOBC_SCALAR_ADD, 0 } };
     CHECK(bobc_scalar_eval(bare_sqrt, 1, 1, &v, err, sizeof err) == -1 && strstr(err, "operands"), "sqrt: %s", err);
     CHECK(bobc_scalar_eval(half_add, 2, 1, &v, err, sizeof err) == -1 && strstr(err, "operands"), "add: %s", err);
-    /* BOBC_SCALAR_STACK values fit (their sum, 1 + 2 + ... + 32 = 528); one more is refused, never written past */
+    /* BOBC_SCALAR_STACK values fit (32 halves, summed: 16); one more is refused, never written past */
     bobc_scalar_term deep[2 * BOBC_SCALAR_STACK + 1];
     uint32_t n = 0;
     for (int k = 1; k <= BOBC_SCALAR_STACK; k++)
-        deep[n++] = (bobc_scalar_term){ BOBC_SCALAR_CONSTANT, (double)k };
+        deep[n++] = (bobc_scalar_term){ BOBC_SCALAR_CONSTANT, 0.5 };
     for (int k = 1; k < BOBC_SCALAR_STACK; k++)
         deep[n++] = (bobc_scalar_term){ BOBC_SCALAR_ADD, 0 };
-    CHECK(bobc_scalar_eval(deep, n, 1, &v, err, sizeof err) == 0 && v == 528.0, "32 deep: %s %g", err, v);
+    CHECK(bobc_scalar_eval(deep, n, 1, &v, err, sizeof err) == 0 && v == 0.5 * BOBC_SCALAR_STACK, "32 deep: %s %g", err, v);
     bobc_scalar_term deeper[BOBC_SCALAR_STACK + 1];
     for (int k = 0; k <= BOBC_SCALAR_STACK; k++)
         deeper[k] = (bobc_scalar_term){ BOBC_SCALAR_CONSTANT, 1.0 };
