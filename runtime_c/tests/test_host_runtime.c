@@ -190,6 +190,30 @@ static void test_fill(void)
     CHECK(got32 == 18446744073709551616.0f, "step 2^64 + 1 as binary32: %.9g", got32);
     CHECK(bobc_fill_bytes(&past, 41, out, err, sizeof err) == 0 && out[0] == 42 && !out[1] && !out[2] && !out[3],
           "step 41 + 1: %s", err);
+    /* probe s39 mutants2: the edges of the interpreter's own rules (plan_steps.h: ops 1..8; plan_fill.h: a stack of
+     * BOBC_SCALAR_STACK values).  An op outside 1..8 is refused, never taken as the last one (sqrt) */
+    const bobc_scalar_term op0[] = { { BOBC_SCALAR_CONSTANT, 4.0 }, { 0, 0 } };
+    const bobc_scalar_term op9[] = { { BOBC_SCALAR_CONSTANT, 4.0 }, { BOBC_SCALAR_SQRT + 1, 0 } };
+    CHECK(bobc_scalar_eval(op0, 2, 1, &v, err, sizeof err) == -1 && strstr(err, "which no scalar has"), "op 0: %s", err);
+    CHECK(bobc_scalar_eval(op9, 2, 1, &v, err, sizeof err) == -1 && strstr(err, "which no scalar has"), "op 9: %s", err);
+    /* one operand short, for a one-operand and a two-operand op: refused before the stack is read below its bottom */
+    const bobc_scalar_term bare_sqrt[] = { { BOBC_SCALAR_SQRT, 0 } };
+    const bobc_scalar_term half_add[] = { { BOBC_SCALAR_STEP, 0 }, { BOBC_SCALAR_ADD, 0 } };
+    CHECK(bobc_scalar_eval(bare_sqrt, 1, 1, &v, err, sizeof err) == -1 && strstr(err, "operands"), "sqrt: %s", err);
+    CHECK(bobc_scalar_eval(half_add, 2, 1, &v, err, sizeof err) == -1 && strstr(err, "operands"), "add: %s", err);
+    /* BOBC_SCALAR_STACK values fit (32 halves, summed: 16); one more is refused, never written past */
+    bobc_scalar_term deep[2 * BOBC_SCALAR_STACK + 1];
+    uint32_t n = 0;
+    for (int k = 1; k <= BOBC_SCALAR_STACK; k++)
+        deep[n++] = (bobc_scalar_term){ BOBC_SCALAR_CONSTANT, 0.5 };
+    for (int k = 1; k < BOBC_SCALAR_STACK; k++)
+        deep[n++] = (bobc_scalar_term){ BOBC_SCALAR_ADD, 0 };
+    CHECK(bobc_scalar_eval(deep, n, 1, &v, err, sizeof err) == 0 && v == 0.5 * BOBC_SCALAR_STACK, "32 deep: %s %g", err, v);
+    bobc_scalar_term deeper[BOBC_SCALAR_STACK + 1];
+    for (int k = 0; k <= BOBC_SCALAR_STACK; k++)
+        deeper[k] = (bobc_scalar_term){ BOBC_SCALAR_CONSTANT, 1.0 };
+    CHECK(bobc_scalar_eval(deeper, BOBC_SCALAR_STACK + 1, 1, &v, err, sizeof err) == -1 && strstr(err, "deeper"),
+          "33 deep: %s", err);
 }
 
 /* A read at the cursor: base + the input checkpoint's step x scale (+ delta), taken exactly, so
@@ -225,6 +249,44 @@ static int expect(int rc, int want, const char *err, const char *needle, const c
     CHECK(rc == want, "%s: code %d, expected %d (%s)", what, rc, want, err);
     CHECK(!needle || strstr(err, needle), "%s: message '%s' lacks '%s'", what, err, needle);
     return rc == want;
+}
+
+/* probe s39 mutants2: a checkpoint file larger than this host reads is judged by its header's identities only
+ * where they lie inside its H-byte header (docs/formats.md, "Checkpoint envelope": H u32 at 8, the identity
+ * lengths u32 at 48..60, the identities from byte 64).  One running past H is a malformed header, not another
+ * identity: the size refusal (exit 4) stands, where a check 16 bytes loose compared the payload's bytes and said
+ * foreign (exit 5).  An identity inside the header that differs is foreign. */
+static void write_oversized(const char *path, uint32_t schema_length, const char *schema)
+{
+    rt_contract c = contract();
+    size_t n = (size_t)rt_envelope_total_bytes(&c) + (1u << 20) + 1;
+    uint8_t *b = calloc(1, n);
+    memcpy(b, "BOBCENV1", 8);
+    b[8] = 80;                                  /* H = 80 */
+    b[48] = (uint8_t)schema_length;             /* schema; learner, data, seed empty */
+    memcpy(b + 64, schema, strlen(schema));
+    memset(b + 80, 'X', n - 80);                /* what follows the header */
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(b, 1, n, f) == n && fclose(f) == 0, "write %s", path);
+    free(b);
+}
+
+static void test_oversized_identities(void)
+{
+    rt_contract c = contract();
+    char path[512], err[RT_ERR_BYTES];
+    uint8_t *back = malloc(RT_SAMPLE_PAYLOAD_BYTES);
+    uint64_t step;
+    snprintf(path, sizeof path, "%s/oversized.bin", tmpdir);
+    write_oversized(path, 20, "sample-schemaXXX");  /* 64 + 20 = 84: 4 bytes past H */
+    expect(rt_checkpoint_read(&c, path, back, &step, err), RT_EXIT_BAD_CHECKPOINT, err, NULL,
+           "an oversized file whose identity runs past its header");
+    CHECK(!strstr(err, "identity differs"), "judged by bytes past the header: '%s'", err);
+    write_oversized(path, 13, "sample-SCHEMA");
+    expect(rt_checkpoint_read(&c, path, back, &step, err), RT_EXIT_FOREIGN_CHECKPOINT, err,
+           "more than this host's checkpoint", "an oversized file of another schema");
+    remove(path);
+    free(back);
 }
 
 static void test_envelope(void)
@@ -1985,6 +2047,7 @@ int main(void)
     test_fill();
     test_cursor_window();
     test_envelope();
+    test_oversized_identities();
     test_publish();
     test_prepare();
     test_input();
