@@ -235,7 +235,7 @@ def run(args):
 
     # the outputs are published: a stdout that cannot take this line is said on stderr, exit 0 (cli.say)
     say(f"sim {target.name}: {args.operation}: {len(log.launches)} launches, {len(log.releases)} semaphore "
-        f"releases; {checked}no out-of-bounds access; {len(result.publications)} checkpoint publication(s); "
+        f"releases; {checked}no out-of-bounds access, no race between a launch's blocks; {len(result.publications)} checkpoint publication(s); "
         f"predictions {len(result.predictions)} bytes", "sim")
     return 0
 

@@ -45,9 +45,10 @@ POISON_WORD = 0xFFFFFFFF   # what an unwritten register or shared byte holds in 
 from ..plan.model import cluster_tiles
 from ..resources import doc
 from .arch import sim_arch
-from .faults import Hazard, OutOfBounds, SimulationFault, Unmodeled
+from .faults import BlocksRace, Hazard, OutOfBounds, SimulationFault, Unmodeled
 from .hazards import Checker
 from .memory import Memory, Residency
+from .races import BlockOrder
 from .sass_frontend import Instruction, Operand
 from .limits import MAX_STEPS
 
@@ -298,6 +299,8 @@ class Launch:
         self._matrices: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self.descriptor_loaded: set[int] = set()
         self.touched = Residency(self.blocks)  # per instruction and block, the resident its accesses stay in
+        # plain global accesses and synchronization, block by block, for the check that no two blocks race
+        self.order = BlockOrder(self.blocks, block, *memory.store_words()) if self.blocks > 1 else None
         self.pc = np.zeros(n, dtype=np.int64)
         self.live = local < per_block
         self.waiting = np.zeros(n, dtype=bool)
@@ -646,6 +649,42 @@ class Launch:
 
     # ------------------------------------------------------------ run
     def run(self) -> None:
+        """Issue instructions until every thread has exited; then refuse a race between two of
+        its blocks (bobc.sim.races)."""
+        self.memory.races = self.order
+        try:
+            self._run()
+        finally:
+            self.memory.races = None
+        if self.order is not None:
+            race = self.order.first_race()
+            self.order = None
+            if race is not None:
+                raise self._race(race)
+
+    def _race(self, race) -> SimulationFault:
+        address = race.word * 4 + (race.byte_mask & -race.byte_mask).bit_length() - 1
+        count = bin(race.byte_mask).count("1")
+        where = self.memory.resident_of(address)
+
+        def side(block, pc, writes):
+            ins = self.code[pc]
+            return f"{self.describe_block(block)} {'stores to' if writes else 'loads'} {'them' if count > 1 else 'it'} at {pc:#06x} ({ins.text})"
+        (b1, pc1, _), (b2, pc2, _) = race.first, race.second
+        fault = BlocksRace(
+            f"{self.g.name}: blocks race on {count} byte{'s' if count > 1 else ''} at {address:#x} ({where}): "
+            f"{side(*race.first)}, {side(*race.second)}, and no synchronization orders the two (a fence of "
+            f".gpu scope then an atomic in the first, an atomic reading that value in the second); on a GPU "
+            f"the blocks run in either order or at once",
+            hint="give each block its own bytes to write (index by the block, SR_CTAID, and cover every "
+                 "block in the pointers' extents), launch one block, or order the blocks: the writer's "
+                 "stores, MEMBAR.GPU (fence), then an atomic; the reader acts only after an atomic that "
+                 "reads the writer's value (as a split-K ticket does)")
+        fault.launch, fault.pc, fault.places, fault.thread_named = self.g.name, pc1, (pc2,) if pc2 != pc1 else (), True
+        fault.blocks = (b1, b2)
+        return fault
+
+    def _run(self) -> None:
         """Issue instructions until every thread has exited."""
         base = True if self.live.all() else self.live.copy()     # the threads of a converged step
         converged, uniform_pc, steps = True, 0, 0
@@ -787,6 +826,8 @@ class Launch:
                             "the opcodes it implements)", Unmodeled)
         if mask is not True and not mask.any():
             return None
+        if op == "MEMBAR" and self.order is not None and ("GPU" in mods or "SYS" in mods):
+            self.order.fence(mask)          # .gpu / .sys scope: what a later atomic releases to other blocks
         if handler is None:
             return None
         return handler(ins, mods, o, mask)
@@ -2657,10 +2698,12 @@ class Launch:
 
     def op_RED(self, ins, mods, o, mask):
         addresses = self._addresses(ins, o[0], mask)
-        self.memory.load(addresses, 4, self.g.name, ins.pc, ins.text, self.touched)     # bounds, residents
+        self.memory.load(addresses, 4, self.g.name, ins.pc, ins.text, self.touched, plain=False)  # bounds, residents
         if self.memory.accesses is not None:
             self.memory.accesses.write(addresses, 4)
         self._atomic(ins, mods, mask, self._global_word(ins), addresses, self._operand_values(ins, o[1], mask))
+        if self.order is not None:
+            self.order.atomic(addresses, mask, returns=False)
 
     op_REDG = op_RED
 
@@ -2670,12 +2713,14 @@ class Launch:
             ops.pop(0)
         d, m, src = ops[:3]
         addresses = self._addresses(ins, m, mask)
-        self.memory.load(addresses, 4, self.g.name, ins.pc, ins.text, self.touched)
+        self.memory.load(addresses, 4, self.g.name, ins.pc, ins.text, self.touched, plain=False)
         if self.memory.accesses is not None:
             self.memory.accesses.write(addresses, 4)
         swaps = self._operand_values(ins, ops[3], mask) if len(ops) > 3 else None
         olds = self._atomic(ins, mods, mask, self._global_word(ins), addresses,
                             self._operand_values(ins, src, mask), swaps)
+        if self.order is not None:
+            self.order.atomic(addresses, mask, returns=True)
         self._write_words(ins, d, olds[:, None], mask)
 
     op_ATOM = op_ATOMG

@@ -83,6 +83,13 @@ class UnorderedLaunches(SimulationFault):
         self.later, self.earlier, self.address = later, earlier, address
 
 
+class BlocksRace(SimulationFault):
+    """Two blocks of one launch access one byte of global memory with plain loads and stores, one
+    storing, that no synchronization orders (bobc.sim.races): the GPU runs them in either order."""
+
+    blocks: tuple[int, int] = (0, 0)
+
+
 class SemaphoreNotReleased(SimulationFault):
     """A submission ended without releasing the semaphore the host waits on."""
 

@@ -154,6 +154,7 @@ class Memory:
         self.accesses: LaunchAccesses | None = None     # the running launch's, when the channel gathers them
         self.footprint = None     # the running launch's contract footprint (certify.footprints), when known
         self.tensor_maps = None   # the addresses of the tensor maps its contract declares, when known
+        self.races = None         # the running launch's bobc.sim.races.BlockOrder, when it has several blocks
         self._footprint_spans = (None, None, None)
         self._starts = np.array([r.address for r in self.residents], dtype=np.uint64)
         self._ends = np.array([r.address + r.size for r in self.residents], dtype=np.uint64)
@@ -244,6 +245,25 @@ class Memory:
                               f"{'writes' if writes else 'reads'} bytes its kernel's contract does not say it "
                               f"{declared} ({self.resident_of(bad)})", contract=True, index=first)
 
+    def store_words(self) -> tuple[np.ndarray, np.ndarray]:
+        """The 4-byte words (address // 4) the running launch's stores can reach, as sorted disjoint
+        [start, end) spans: those its contract declares it writes (where every store must lie), or
+        with no contract the residents'."""
+        if self.footprint is not None:
+            from ..certify.footprints import merged
+            spans = self.footprint.writes
+        else:
+            def merged(spans):
+                return spans
+            spans = [(int(a), int(b)) for a, b in zip(self._starts, self._ends)]
+        words = []
+        for a, b in sorted((a // 4, -(-b // 4)) for a, b in merged(spans) if b > a):
+            if words and a <= words[-1][1]:
+                words[-1][1] = max(words[-1][1], b)
+            else:
+                words.append([a, b])
+        return (np.array([a for a, _ in words], dtype=np.uint64), np.array([b for _, b in words], dtype=np.uint64))
+
     def resident_of(self, address: int) -> str:
         """Where `address` lies, for a message: "in NAME, N bytes in", or "in no resident"."""
         index = int(np.searchsorted(self._starts, np.uint64(address), side="right")) - 1
@@ -322,9 +342,28 @@ class Memory:
         for threads, buffer, index in self._arrays(addresses, data.shape[1]):
             buffer.data[index] = data[threads]
 
+    def _race(self, addresses: np.ndarray, size: int, pc: int, touched: Residency | None, writes: bool) -> None:
+        """A plain access recorded for the check of races between the launch's blocks.  A load of
+        bytes the launch's contract does not let it write is not: every store lies in those
+        (_declared refuses any other), so no block stores to them (most of what a launch reads)."""
+        if self.races is None or touched is None or touched.lanes is None:
+            return
+        lanes = touched.lanes
+        if not writes and self.footprint is not None:
+            near = self._may_be_written(addresses, size)
+            addresses, lanes = addresses[near], lanes[near]
+        self.races.access(addresses, size, lanes, pc, writes)
+
+    def _may_be_written(self, addresses: np.ndarray, size: int) -> np.ndarray:
+        """Which [address, address + size) overlap the launch's declared writes (set by _declared)."""
+        starts, ends = self._footprint_spans[2]
+        last = np.searchsorted(starts, addresses + np.uint64(size), side="left").astype(np.int64) - 1
+        return (last >= 0) & (ends[np.maximum(last, 0)] > addresses) if ends.size else np.zeros(addresses.size, bool)
+
     def load(self, addresses: np.ndarray, size: int, launch: str, pc: int, what: str,
-             touched: Residency | None = None) -> np.ndarray:
-        """uint32 words [threads, size/4] loaded from each thread's address."""
+             touched: Residency | None = None, plain: bool = True) -> np.ndarray:
+        """uint32 words [threads, size/4] loaded from each thread's address.  `plain`: False for
+        an atomic's (checked here, never one side of a race between blocks: bobc.sim.races)."""
         if addresses.size == 0:
             return np.zeros((0, size // 4), dtype=np.uint32)
         self._check(addresses, size, launch, pc, what, touched)
@@ -332,6 +371,8 @@ class Memory:
             self._declared(addresses, size, launch, pc, what, writes=False)
         if self.accesses is not None:
             self.accesses.read(addresses, size)
+        if plain:
+            self._race(addresses, size, pc, touched, writes=False)
         return self._gather(addresses, size).view("<u4").reshape(addresses.size, size // 4)
 
     def store(self, addresses: np.ndarray, words: np.ndarray, launch: str, pc: int, what: str,
@@ -344,6 +385,7 @@ class Memory:
             self._declared(addresses, size, launch, pc, what, writes=True)
         if self.accesses is not None:
             self.accesses.write(addresses, size)
+        self._race(addresses, size, pc, touched, writes=True)
         self._scatter(addresses, np.ascontiguousarray(words.astype("<u4")).view(np.uint8).reshape(addresses.size, size))
 
     def load_bytes(self, addresses: np.ndarray, size: int, launch: str, pc: int, what: str,
@@ -356,6 +398,7 @@ class Memory:
             self._declared(addresses, size, launch, pc, what, writes=False)
         if self.accesses is not None:
             self.accesses.read(addresses, size)
+        self._race(addresses, size, pc, touched, writes=False)
         return self._gather(addresses, size)
 
     def read_rows(self, starts: np.ndarray, width: int, element: int, launch: str, pc: int, what: str,
@@ -372,6 +415,9 @@ class Memory:
             self._declared(starts, width, launch, pc, what, writes=False)
         if self.accesses is not None:
             self.accesses.read_rows(starts, width)
+        if self.races is not None and touched is not None and touched.lanes is not None:
+            near = self._may_be_written(starts, width) if self.footprint is not None else slice(None)
+            self.races.rows(starts[near], width, int(touched.lanes[0]), pc)
 
     def store_bytes(self, addresses: np.ndarray, data: np.ndarray, launch: str, pc: int, what: str,
                     touched: Residency | None = None) -> None:
@@ -384,4 +430,5 @@ class Memory:
             self._declared(addresses, size, launch, pc, what, writes=True)
         if self.accesses is not None:
             self.accesses.write(addresses, size)
+        self._race(addresses, size, pc, touched, writes=True)
         self._scatter(addresses, data)
