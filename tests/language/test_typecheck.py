@@ -11,7 +11,7 @@ from bobc.targets import SM86
 from bobc.language.check import check_program
 from bobc.language.quote import show_value
 
-from .conftest import REPOSITORY, cases, expected_fragments
+from .conftest import cases, expected_fragments
 
 
 @pytest.mark.parametrize("path", cases("typecheck/success", "*A.bob"))

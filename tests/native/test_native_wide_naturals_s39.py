@@ -86,7 +86,7 @@ def bobc(*arguments, cwd=None):
 
 
 @pytest.mark.parametrize("entry, written, message", [
-    ("wideStoreHost", f"(nat-add 18446744073709551616 256) (phImm 7)",
+    ("wideStoreHost", "(nat-add 18446744073709551616 256) (phImm 7)",
      f"command 1 (Store): nativePhysicalStoreAddress is {WIDE}"),
     # an operand's slot: only an Immediate's value is taken mod 2^64
     ("wideSlotHost", "(nat-add 18446744073709551616 1))",

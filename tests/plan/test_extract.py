@@ -211,7 +211,6 @@ def load_scratch(tmp_path, text, real_kernels=False):
     (folder / "Bad.bob").write_text(textwrap.dedent(text))
     if real_kernels:
         from bobc import pipeline
-        from bobc.targets import SM86
         return pipeline.load(folder / "Bad.bob", SM86, include=[BOB.parent])
     return load_program(folder / "Bad.bob", include=[BOB.parent], intrinsics=fake_kernels(), target=SM86)
 

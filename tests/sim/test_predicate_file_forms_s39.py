@@ -8,7 +8,6 @@ bit i of the source for each bit i of the mask, the others kept) is checked per 
 """
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from bobc.sass.assembler import assemble
