@@ -51,24 +51,33 @@ def command_written(force, raw_commands, command, field=None, *outer):
     the command's and the `outer` values' places that was written outside the library (a command
     a library helper rebuilt, as nativePhysicalSplice does, has only its fields' or an outer
     value's), as extraction names a value (bobc.plan.extract.written); None when none says."""
-    from ..language.values import VCon
     from ..plan.extract import written
 
     if command is None:
         return written(*outer)
+    for number, raw, value in _numbered_commands(force, raw_commands):
+        if number == command:
+            fields = () if field is None else field if isinstance(field, tuple) else (field,)
+            own = [value.fields[index] for index in fields if index < len(value.fields)]
+            return written(*own, raw, *outer)
+    return written(*outer)
+
+
+def _numbered_commands(force, raw_commands):
+    """(number, raw, forced) for each command of the NativePhysicalCommands `raw_commands`, in the
+    hosts' numbering: the order their codes appear in the bytes (a command, then its fields of the
+    family, a Repeat's body before its tail)."""
+    from ..language.values import VCon
+
     pending, number = [raw_commands], 0
     while pending:
         raw = pending.pop()
         value = force(raw)
         if not isinstance(value, VCon):
-            break
-        if number == command:
-            fields = () if field is None else field if isinstance(field, tuple) else (field,)
-            own = [value.fields[index] for index in fields if index < len(value.fields)]
-            return written(*own, raw, *outer)
+            return
+        yield number, raw, value
         number += 1
         pending.extend(value.fields[index] for index in reversed(value.ctor.recursive))
-    return written(*outer)
 
 
 # every natural of a program's bytes is 8 bytes little-endian (docs/platform.md), and
@@ -126,12 +135,7 @@ def natural_too_wide(force, raw_program=None, raw_commands=None):
                     return found
     if raw_commands is None:
         return None
-    pending, number = [raw_commands], 0
-    while pending:
-        raw = pending.pop()
-        command = force(raw)
-        if not isinstance(command, VCon):
-            break
+    for number, raw, command in _numbered_commands(force, raw_commands):
         name = command.constructor
         shown_name = name[len("NativePhysical"):] if name.startswith("NativePhysical") else name
         for index, (field_name, field) in enumerate(zip(command.field_names, command.fields)):
@@ -140,8 +144,6 @@ def natural_too_wide(force, raw_program=None, raw_commands=None):
             found = inside(field, f"command {number} ({shown_name}): {field_name}", (raw, *outer))
             if found:
                 return found
-        number += 1
-        pending.extend(command.fields[index] for index in reversed(command.ctor.recursive))
     return None
 
 
