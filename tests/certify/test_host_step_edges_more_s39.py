@@ -4,11 +4,13 @@ host-step test, tests/certify/test_host_step_edges_s39.py included).
 
 The rules, from docs/host-steps.md: every byte a step touches lies in one buffer the plan maps, an
 AssertWord's being the u32 at its `host` (4 bytes, "unless the u32 at `host` is `expected`"); every
-BindInputIdentity lies inside the request layout's input record (LinReg's: 2,064 bytes); a RecordStat
+BindInputIdentity, Read of the input (a repeat's at its last iteration) and ReadCyclic record it
+visits lies inside the request layout's input record (LinReg's: 2,064 bytes); a RecordStat
 stays inside the 4 KiB stat block; the reads of the input checkpoint cover its payload (LinReg's: 32
 bytes), a one-byte hole included; a Submit issues at most up to the plan's submission count (one ring
 entry each: LinReg's schedule submits up to 43, its last); no step writes a byte of a machine buffer
-("program", "qmd", ...) or of a buffer lying inside one, and a buffer is inside one only when every
+("program", "qmd", ...) or of a buffer lying inside one, a Commands step's mapped write lies in a
+buffer the plan maps, and a buffer is inside one only when every
 byte of it is -- spans are [start, end), so a write ending where a machine buffer begins writes none
 of it."""
 from __future__ import annotations
@@ -142,3 +144,54 @@ def test_a_buffer_one_byte_longer_than_a_machine_buffer_is_not_its_alias(plan):
     inner = make_step("fill", host=high - 1, payload=b"\x01")
     found = [f.message for f in check_host_writes(with_buffer(plan, "inner", high - 4096, high, inner))]
     assert any("into host buffer" in m and "program" in m for m in found), found
+
+
+def test_an_input_read_to_the_records_last_byte_fits_and_one_more_does_not(plan):
+    read = plan.host.steps[0]
+    assert (read.kind.name, read.file, read.offset, read.extent) == ("read", "input", 0, RECORD)
+    past = messages(with_steps(plan, [dataclasses.replace(read, extent=RECORD + 1), *plan.host.steps[1:]]))
+    assert any("step 0 (read) reads bytes [0, 2,065) of its input" in m for m in past), past
+
+
+def repeated_read(plan, count):
+    # 16 bytes of the input at offset 0, 16, 32, ...: iteration i reads [16 i, 16 i + 16)
+    read = make_step("read", file="input", host=plan.host.steps[0].host, extent=16, offset=0, stride=16,
+                     tolerate_empty=0)
+    return with_step(plan, make_step("repeat", count=count, body=(read,)))
+
+
+def test_a_repeated_reads_last_iteration_is_held_to_the_record(plan):
+    # 129 iterations: the last reads [2,048, 2,064), the record's last 16 bytes
+    assert not [m for m in messages(repeated_read(plan, 129)) if "input record" in m]
+    # 130: the last reads [2,064, 2,080), past the record
+    past = messages(repeated_read(plan, 130))
+    assert any("reads (at its last iteration) bytes [2,064, 2,080) of its input" in m for m in past), past
+
+
+def cyclic_read(plan, offset):
+    # record 127 of 128 16-byte records from `offset`: bytes [offset + 2,032, offset + 2,048)
+    return with_step(plan, make_step("read_cyclic", host=plan.host.steps[0].host, extent=16, offset=offset,
+                                     record_bytes=16, count=128, index=127, index_stride=0))
+
+
+def test_a_cyclic_reads_last_record_is_held_to_the_record(plan):
+    assert not [m for m in messages(cyclic_read(plan, 16)) if "input record" in m]      # [2,048, 2,064)
+    past = messages(cyclic_read(plan, 17))
+    assert any("reads (record 127 of 128) bytes [2,049, 2,065) of its input" in m for m in past), past
+
+
+def write_mapped(address: int) -> bytes:
+    """A native program (docs/native-host.md: b"NPHY", version 1, slots, state bytes, identity length;
+    then the commands) of one WriteMapped (code 10: address, width 4, an immediate operand) and End."""
+    return (b"NPHY" + (1).to_bytes(4, "little") + (0).to_bytes(8, "little") + (64).to_bytes(8, "little")
+            + (0).to_bytes(8, "little") + bytes([10]) + address.to_bytes(8, "little") + (4).to_bytes(8, "little")
+            + bytes([0]) + (7).to_bytes(8, "little") + bytes([0]))
+
+
+def test_a_mapped_write_to_a_buffers_last_byte_fits_and_one_more_does_not(plan):
+    end = arena_end(plan)
+    inside = check_host_writes(with_step(plan, make_step("commands", commands=write_mapped(end - 4))))
+    assert [f.message for f in inside] == []
+    past = [f.message for f in check_host_writes(with_step(plan, make_step("commands", commands=write_mapped(end - 3))))]
+    assert any("step 6 (commands) command 0 (WriteMapped) writes" in m and "(4 bytes), which lies in no buffer the "
+               "plan maps" in m for m in past), past
