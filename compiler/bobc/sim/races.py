@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 WRITE = 0x10      # the store flag beside a record's 4-bit byte mask
+CHUNK = 1 << 17   # threads recorded at once
+STORED, SHARED = 1, 2    # a place's flags: a block stored to it; two blocks touched it
 
 
 def _join(a: dict | None, b: dict | None) -> dict | None:
@@ -39,6 +41,25 @@ def _join(a: dict | None, b: dict | None) -> dict | None:
         if out.get(k, -1) < v:
             out[k] = v
     return out
+
+
+def _spans(places: np.ndarray, dtype) -> np.ndarray | tuple:
+    """An access's places, kept small: where they mostly run on one by one (a coalesced access), as
+    (count, each run's first index, its first place), else as they are (in `dtype`)."""
+    firsts = np.flatnonzero(places[1:] != places[:-1] + 1) + 1
+    if 4 * (firsts.size + 1) >= places.size:
+        return places.astype(dtype)
+    firsts = np.r_[0, firsts]
+    return places.size, firsts.astype(np.int32), places[firsts].astype(dtype)
+
+
+def _places(held: np.ndarray | tuple) -> np.ndarray:
+    """_spans's places back, as int64."""
+    if not isinstance(held, tuple):
+        return held.astype(np.int64)
+    count, firsts, starts = held
+    lengths = np.diff(np.r_[firsts, count])
+    return np.repeat(starts.astype(np.int64) - firsts, lengths) + np.arange(count, dtype=np.int64)
 
 
 class BlockRace:
@@ -69,8 +90,15 @@ class BlockOrder:
         self.clock: list[dict | None] = [None] * blocks       # other blocks' epochs acquired
         self.released: list[dict | None] = [None] * blocks    # what the block's next atomic releases
         self.sync: dict[int, dict] = {}                        # word address -> its release sequence's clock
-        self._parts: list[tuple] = []        # (places, segments, flags, pc) of each recorded access
-        self._low = self._high = self._stored = None   # per place: lowest and highest block, a store
+        # each recorded access: (places, run starts, run segments, flags, pc) -- its records' segments as
+        # runs (an access's threads come block by block), its flags one number where all are alike
+        self._parts: list[tuple] = []
+        # per place: a block that touched it + 1 (0: none yet), and flags STORED, SHARED (touched by
+        # two blocks) -- zero-filled, so the pages of places never touched take no memory (the places
+        # can be all the residents: 22 M words)
+        self._first = np.zeros(self.places, dtype=np.int16 if blocks < 1 << 15 else np.int32)
+        self._flags = np.zeros(self.places, dtype=np.uint8)
+        self._any_suspect = False
 
     # ------------------------------------------------------------ while the launch runs
     def _new_segment(self, b: int) -> None:
@@ -81,6 +109,10 @@ class BlockOrder:
 
     def access(self, addresses: np.ndarray, size: int, blocks: np.ndarray, pc: int, writes: bool) -> None:
         """Plain accesses of `size` bytes at `addresses` by threads of `blocks` (one per address)."""
+        if addresses.size > CHUNK:     # in pieces: an access of 830,976 threads would hold ~150 MB of temporaries
+            for k in range(0, addresses.size, CHUNK):
+                self.access(addresses[k:k + CHUNK], size, blocks[k:k + CHUNK], pc, writes)
+            return
         if addresses.size == 0:
             return
         addresses = addresses.astype(np.uint64)
@@ -88,15 +120,14 @@ class BlockOrder:
         if size >= 4:       # naturally aligned: whole words
             count = size // 4
             words = first if count == 1 else (first[:, None] + np.arange(count, dtype=np.uint64)).ravel()
-            masks = np.full(words.size, 0xF, dtype=np.uint8)
-            segs = np.repeat(self.segment[blocks], count)
-            blocks = np.repeat(blocks, count)
+            masks = 0xF
+            if count > 1:
+                blocks = np.repeat(blocks, count)
         else:
             words = first
             offsets = (addresses % np.uint64(4)).astype(np.uint8)
             masks = (((1 << size) - 1) << offsets).astype(np.uint8)
-            segs = self.segment[blocks]
-        self._record(words, segs, blocks, pc, masks, writes)
+        self._record(words, blocks, pc, masks, writes)
 
     def rows(self, starts: np.ndarray, width: int, block: int, pc: int) -> None:
         """A TMA copy's reads: rows [start, start + width) sharing their offset within a word."""
@@ -108,30 +139,43 @@ class BlockOrder:
         low, high = np.maximum(0, offset - 4 * j), np.minimum(4, offset + width - 4 * j)
         row_masks = np.array([((1 << int(h)) - 1) & ~((1 << int(lo)) - 1) for lo, h in zip(low, high)], dtype=np.uint8)
         words = ((starts.astype(np.uint64) // np.uint64(4))[:, None] + j.astype(np.uint64)).ravel()
-        masks = np.tile(row_masks, starts.size)
-        self._record(words, np.full(words.size, self.segment[block], dtype=np.int64),
-                     np.full(words.size, block, dtype=np.int64), pc, masks, False)
+        masks = int(row_masks[0]) if (row_masks == row_masks[0]).all() else np.tile(row_masks, starts.size)
+        self._record(words, np.full(words.size, block, dtype=np.int32), pc, masks, False)
 
-    def _record(self, words, segs, blocks, pc, masks, writes) -> None:
+    def _record(self, words, blocks, pc, masks, writes) -> None:
+        """`masks`: each word's byte mask (uint8), or one int for all."""
         k = np.searchsorted(self.span_starts, words, side="right").astype(np.int64) - 1
         inside = k >= 0
         inside &= words < self.span_ends[np.maximum(k, 0)] if self.span_ends.size else False
         if not inside.all():
-            words, segs, blocks, masks, k = words[inside], segs[inside], blocks[inside], masks[inside], k[inside]
+            words, blocks, k = words[inside], blocks[inside], k[inside]
+            if not isinstance(masks, int):
+                masks = masks[inside]
         if words.size == 0:
             return
-        places = ((words - self.span_starts[k]).astype(np.int64) + self.span_first[k]).astype(self.place_type)
-        segs = segs.astype(np.int32)
-        if self._low is None:
-            self._low = np.full(self.places, np.iinfo(np.int32).max, dtype=np.int32)
-            self._high = np.full(self.places, -1, dtype=np.int32)
-            self._stored = np.zeros(self.places, dtype=bool)
-        blocks = blocks.astype(np.int32)
-        np.minimum.at(self._low, places, blocks)
-        np.maximum.at(self._high, places, blocks)
+        places = ((words - self.span_starts[k]).astype(np.int64) + self.span_first[k])
+        blocks = blocks.astype(np.int32, copy=False)
+        mark = (blocks + 1).astype(self._first.dtype)
+        first = self._first[places]
+        new = first == 0
+        if new.any():
+            self._first[places[new]] = mark[new]        # of several blocks at once, any one
+            first = self._first[places]
         if writes:
-            self._stored[places] = True
-        self._parts.append((places, segs, np.asarray(masks, dtype=np.uint8) | np.uint8(WRITE if writes else 0), pc))
+            self._flags[places] |= STORED
+        shared = first != mark
+        if shared.any():
+            self._flags[places[shared]] |= SHARED
+        # a place becomes suspect only when an access touches it: this one's say whether any is now
+        self._any_suspect = self._any_suspect or bool(self._suspect(places).any())
+        runs = np.r_[0, np.flatnonzero(blocks[1:] != blocks[:-1]) + 1]
+        flags = masks | (WRITE if writes else 0) if isinstance(masks, int) else masks | np.uint8(WRITE if writes else 0)
+        self._parts.append((_spans(places, self.place_type), runs.astype(np.int32),
+                            self.segment[blocks[runs]].astype(np.int32), flags, pc))
+
+    def _suspect(self, places: np.ndarray) -> np.ndarray:
+        """Which places two blocks touch, one storing."""
+        return self._flags[places] == STORED | SHARED
 
     def _word(self, place: int) -> int:
         k = int(np.searchsorted(self.span_first, place, side="right")) - 1
@@ -174,15 +218,20 @@ class BlockOrder:
     def first_race(self) -> BlockRace | None:
         if not self._parts or self.blocks < 2:
             return None
-        suspect = self._stored & (self._low != self._high)     # places two blocks touch, one storing
-        self._low = self._high = self._stored = None
+        if not self._any_suspect:
+            self._parts = []
+            self._first = self._flags = None
+            return None
         kept = []
-        for places, segs, flags, pc in self._parts:
-            keep = suspect[places]
+        for held, runs, run_segs, flags, pc in self._parts:
+            places = _places(held)
+            keep = self._suspect(places)
             if keep.any():
+                segs = np.repeat(run_segs, np.diff(np.r_[runs, places.size]))
+                flags = np.full(places.size, flags, dtype=np.uint8) if isinstance(flags, int) else flags
                 kept.append((places[keep], segs[keep], flags[keep], np.full(int(keep.sum()), pc, dtype=np.int32)))
         self._parts = []
-        del suspect
+        self._first = self._flags = None
         if not kept:
             return None
         words, segs, flags, pcs = (np.concatenate(column) for column in zip(*kept))
