@@ -9,6 +9,7 @@ The oracle is the C host's own code: runtime_c/plan_fill.c compiled with a small
 the same scalar program (bobc_fill_bytes: the bytes, or its refusal)."""
 from __future__ import annotations
 
+import sys
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,55 +19,18 @@ import pytest
 from bobc.plan import host as plan_host
 from bobc.plan.host import Fill, Scalar
 
-FillValueError = getattr(plan_host, "FillValueError", ())     # the refusal's class (none before the fix)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # tests/: the shared C oracle
+import plan_fill_driver  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-OPS = {"constant": 1, "step": 2, "add": 3, "subtract": 4, "multiply": 5, "divide": 6, "power": 7, "sqrt": 8}
 
-DRIVER = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include "plan_fill.h"
-/* argv: encoding (0 binary32, 1 word32), input step, fill step, then op and constant per term */
-int main(int argc, char **argv)
-{
-    bobc_scalar_term terms[16];
-    uint32_t n = 0;
-    for (int i = 4; i + 1 < argc; i += 2, n++) {
-        terms[n].op = atoi(argv[i]);
-        terms[n].value = strtod(argv[i + 1], NULL);
-    }
-    bobc_fill f = { 0, strtoull(argv[3], NULL, 10), atoi(argv[1]) ? BOBC_ENCODE_WORD32 : BOBC_ENCODE_BINARY32,
-                    n, terms };
-    uint8_t out[4];
-    char err[512] = "";
-    if (bobc_fill_bytes(&f, strtoull(argv[2], NULL, 10), out, err, sizeof err))
-        printf("refused: %s", err);
-    else
-        printf("%02x%02x%02x%02x", out[0], out[1], out[2], out[3]);
-    return 0;
-}
-"""
+FillValueError = getattr(plan_host, "FillValueError", ())     # the refusal's class (none before the fix)
+
 
 
 @pytest.fixture(scope="module")
 def c_host(tmp_path_factory):
-    cc = shutil.which("cc")
-    if cc is None:
-        pytest.skip("no C compiler")
-    folder = tmp_path_factory.mktemp("plan-fill")
-    (folder / "driver.c").write_text(DRIVER)
-    exe = folder / "driver"
-    made = subprocess.run([cc, "-std=c11", "-O1", "-I", str(REPO / "runtime_c"), str(folder / "driver.c"),
-                           str(REPO / "runtime_c/plan_fill.c"), "-lm", "-o", str(exe)], capture_output=True, text=True)
-    assert made.returncode == 0, made.stderr
-
-    def says(encoding, input_step, step, terms):
-        args = [str(exe), "1" if encoding == "word32" else "0", str(input_step), str(step)]
-        for op, value in terms:
-            args += [str(OPS[op]), float(value).hex()]
-        return subprocess.run(args, capture_output=True, text=True, check=True).stdout
-    return says
+    return plan_fill_driver.compiled(tmp_path_factory.mktemp("plan-fill"))
 
 
 def scalar(terms) -> Scalar:

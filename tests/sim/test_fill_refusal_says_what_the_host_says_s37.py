@@ -8,10 +8,9 @@ The oracle is the C host's code itself: plan_fill.c compiled with a small driver
 fills as the simulator's invocation.fill_bytes."""
 from __future__ import annotations
 
-import shutil
-import struct
-import subprocess
+import sys
 from pathlib import Path
+import struct
 
 import pytest
 
@@ -19,50 +18,20 @@ from bobc.sim.faults import HostStepFault
 from bobc.sim.host_adapter import HostFill
 from bobc.sim.invocation import fill_bytes
 
-REPO = Path(__file__).resolve().parents[2]
-OPS = {"constant": 1, "step": 2, "add": 3, "subtract": 4, "multiply": 5, "divide": 6, "power": 7, "sqrt": 8}
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # tests/: the shared C oracle
+import plan_fill_driver  # noqa: E402
 
-DRIVER = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include "plan_fill.h"
-/* argv: input step, fill step, then op and constant (a hex float) per term; prints the fill's error */
-int main(int argc, char **argv)
-{
-    bobc_scalar_term terms[16];
-    uint32_t n = 0;
-    for (int i = 3; i + 1 < argc; i += 2, n++) {
-        terms[n].op = atoi(argv[i]);
-        terms[n].value = strtod(argv[i + 1], NULL);
-    }
-    bobc_fill f = { 0, strtoull(argv[2], NULL, 10), BOBC_ENCODE_WORD32, n, terms };
-    uint8_t out[4];
-    char err[512] = "";
-    int rc = bobc_fill_bytes(&f, strtoull(argv[1], NULL, 10), out, err, sizeof err);
-    fputs(rc ? err : "accepted", stdout);
-    return 0;
-}
-"""
 
 
 @pytest.fixture(scope="module")
 def c_host(tmp_path_factory):
-    cc = shutil.which("cc")
-    if cc is None:
-        pytest.skip("no C compiler")
-    folder = tmp_path_factory.mktemp("plan-fill")
-    (folder / "driver.c").write_text(DRIVER)
-    exe = folder / "driver"
-    made = subprocess.run([cc, "-std=c11", "-O1", "-I", str(REPO / "runtime_c"), str(folder / "driver.c"),
-                           str(REPO / "runtime_c/plan_fill.c"), "-lm", "-o", str(exe)], capture_output=True, text=True)
-    assert made.returncode == 0, made.stderr
+    """The C host's word32 fill at (input step, step, terms): its refusal, else "accepted"."""
+    says = plan_fill_driver.compiled(tmp_path_factory.mktemp("plan-fill"))
 
-    def says(input_step, step, terms):
-        args = [str(exe), str(input_step), str(step)]
-        for op, value in terms:
-            args += [str(OPS[op]), float(value).hex()]
-        return subprocess.run(args, capture_output=True, text=True, check=True).stdout
-    return says
+    def refusal(input_step, step, terms):
+        said = says("word32", input_step, step, terms)
+        return said[len(plan_fill_driver.REFUSED):] if said.startswith(plan_fill_driver.REFUSED) else "accepted"
+    return refusal
 
 
 # (input step, fill step, terms): values that are no natural below 2^32, each a way the line's value
