@@ -138,3 +138,41 @@ def request_environment(**extra) -> dict:
     """The request hosts' environment: the memory device (no GPU), this checkout's bobc."""
     return {**os.environ, "NATIVE_DEVICE": "memory", "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "compiler"),
             **extra}
+
+
+# A native physical program's bytes written by hand (docs/platform.md, Runtime.NativePhysicalProgram):
+# a natural is 8 bytes little-endian, a field its length then its bytes, the header "NPHY", version 1,
+# slots, state bytes and a reserved natural before the commands.
+def nat(value: int) -> bytes:
+    return value.to_bytes(8, "little")
+
+
+def field(data: bytes) -> bytes:
+    return nat(len(data)) + data
+
+
+def physical_program(commands: bytes, state: int = 64, slots: int = 0) -> bytes:
+    return b"NPHY" + (1).to_bytes(4, "little") + nat(slots) + nat(state) + nat(0) + commands
+
+
+def train_arguments(input_name: str) -> list[str]:
+    """A host's `train` of the input file `input_name`, its outputs c, p and r beside it."""
+    return ["train", "--input", input_name, "--checkpoint-out", "c", "--predictions", "p", "--result", "r"]
+
+
+def c_host_and_reference(tmp_path: Path, code: bytes, arguments=(), env=None) -> tuple[int, bytes]:
+    """The C host of `code` (NATIVE_DEVICE=memory, in `tmp_path`) and the reference interpreter:
+    asserted to give the same status and stderr, which are returned."""
+    from bobc.native.artifact import trailer
+    from bobc.native.interpreter import interpreter_bytes
+    from bobc.reference.native_program import run_program
+
+    host = tmp_path / "host"
+    host.write_bytes(interpreter_bytes() + trailer(code, "sm_90"))
+    host.chmod(0o755)
+    environ = {"NATIVE_DEVICE": "memory", "PATH": "/usr/bin:/bin", **(env or {})}
+    done = subprocess.run([str(host), *arguments], capture_output=True, timeout=60, cwd=tmp_path, env=environ)
+    stderr = io.BytesIO()
+    status = run_program(code, list(arguments), name=str(host), stderr=stderr, environ=environ)
+    assert (status, stderr.getvalue()) == (done.returncode, done.stderr)
+    return done.returncode, done.stderr

@@ -7,25 +7,16 @@ words, before the first command; 2^63 - 1 still runs.  So is a shift of 0, as a 
 (bobc.plan.extract: "a shift is 1..63"): the draw itself read as an int64_t, less a center, overflows."""
 from __future__ import annotations
 
-import io
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from native_helpers import c_host_and_reference, field, nat, physical_program, train_arguments
+
 END, REQUEST_OPEN = 0, 26
 
 
-def nat(value: int) -> bytes:
-    return value.to_bytes(8, "little")
-
-
-def field(data: bytes) -> bytes:
-    return nat(len(data)) + data
-
-
-def program(commands: bytes) -> bytes:
-    return b"NPHY" + (1).to_bytes(4, "little") + nat(0) + nat(64) + nat(0) + commands
+program = physical_program
 
 
 def request(center: int, shift: int = 1) -> bytes:
@@ -41,22 +32,9 @@ def requesting(center: int, shift: int = 1) -> bytes:
 
 
 def host_and_reference(tmp_path: Path, code: bytes) -> tuple[int, bytes]:
-    """(as tests/native/test_native_bounds_s34.py's) the C host and the reference: the same status and stderr."""
-    from bobc.native.artifact import trailer
-    from bobc.native.interpreter import interpreter_bytes
-    from bobc.reference.native_program import run_program
-
-    host = tmp_path / "host"
-    host.write_bytes(interpreter_bytes() + trailer(code, "sm_90"))
-    host.chmod(0o755)
+    """The C host and the reference on a `train` of an 8-byte record: the same status and stderr."""
     (tmp_path / "record").write_bytes(bytes(8))
-    arguments = ["train", "--input", "record", "--checkpoint-out", "c", "--predictions", "p", "--result", "r"]
-    environ = {"NATIVE_DEVICE": "memory", "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([str(host), *arguments], capture_output=True, timeout=60, cwd=tmp_path, env=environ)
-    stderr = io.BytesIO()
-    status = run_program(code, arguments, name=str(host), stderr=stderr, environ=environ)
-    assert (status, stderr.getvalue()) == (done.returncode, done.stderr)
-    return done.returncode, done.stderr
+    return c_host_and_reference(tmp_path, code, train_arguments("record"))
 
 
 @pytest.mark.parametrize("center", [1 << 63, (1 << 64) - 1], ids=["2^63", "2^64-1"])

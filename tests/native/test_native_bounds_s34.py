@@ -17,30 +17,22 @@ interpreter with the program appended past bobc's writer, as a damaged host file
 from __future__ import annotations
 
 import io
-import subprocess
 from pathlib import Path
 
 import pytest
+
+from native_helpers import c_host_and_reference, field, nat, physical_program
 
 MAX_NESTING = 64            # docs/limits.md: Repeats nested one in another's body
 RING_LIMIT = 1 << 32        # docs/limits.md: a Submit ring's entries (a 32-bit GPPut)
 CHUNK_LIMIT = (1 << 32) - 1  # docs/limits.md: a request's chunk count (the envelope's 32-bit field)
 
 
-def nat(value: int) -> bytes:
-    return value.to_bytes(8, "little")
-
-
 def immediate(value: int) -> bytes:
     return b"\0" + nat(value)
 
 
-def field(data: bytes) -> bytes:
-    return nat(len(data)) + data
-
-
-def program(commands: bytes, state: int = 64, slots: int = 0) -> bytes:
-    return b"NPHY" + (1).to_bytes(4, "little") + nat(slots) + nat(state) + nat(0) + commands
+program = physical_program
 
 
 END, STORE, REPEAT, OPEN_DEVICE, MAP, SUBMIT, REQUEST_OPEN = 0, 4, 12, 16, 17, 24, 26
@@ -51,21 +43,7 @@ def nested_repeats(levels: int) -> bytes:
     return program((bytes([REPEAT]) + immediate(1)) * levels + bytes([END]) * (levels + 1))
 
 
-def host_and_reference(tmp_path: Path, code: bytes, arguments=(), env=None) -> tuple[int, bytes]:
-    """The C host of `code` (NATIVE_DEVICE=memory) and the reference: the same status and stderr."""
-    from bobc.native.artifact import trailer
-    from bobc.native.interpreter import interpreter_bytes
-    from bobc.reference.native_program import run_program
-
-    host = tmp_path / "host"
-    host.write_bytes(interpreter_bytes() + trailer(code, "sm_90"))
-    host.chmod(0o755)
-    environ = {"NATIVE_DEVICE": "memory", "PATH": "/usr/bin:/bin", **(env or {})}
-    done = subprocess.run([str(host), *arguments], capture_output=True, timeout=60, cwd=tmp_path, env=environ)
-    stderr = io.BytesIO()
-    status = run_program(code, list(arguments), name=str(host), stderr=stderr, environ=environ)
-    assert (status, stderr.getvalue()) == (done.returncode, done.stderr)
-    return done.returncode, done.stderr
+host_and_reference = c_host_and_reference
 
 
 def damaged(tmp_path: Path, message: str) -> bytes:

@@ -12,21 +12,13 @@ is 1 to 63 (a shift of a 64-bit draw) and its center at most 2^63 - 1, its seed 
 (an identity, as the others)."""
 from __future__ import annotations
 
-import io
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from native_helpers import c_host_and_reference, field, nat, physical_program, train_arguments
+
 END, REQUEST_OPEN = 0, 26
-
-
-def nat(value: int) -> bytes:
-    return value.to_bytes(8, "little")
-
-
-def field(data: bytes) -> bytes:
-    return nat(len(data)) + data
 
 
 def splitmix(seed=b"s", shift=11, center=0, denominator=1) -> bytes:
@@ -40,33 +32,21 @@ def request(payload=64, chunk=64, stream=None, fresh=b"") -> bytes:
 
 
 def program(request_bytes: bytes) -> bytes:
-    commands = bytes([REQUEST_OPEN]) + field(request_bytes) + nat(0) + nat(8) + bytes([END])
-    return b"NPHY" + (1).to_bytes(4, "little") + nat(0) + nat(64) + nat(0) + commands
+    return physical_program(bytes([REQUEST_OPEN]) + field(request_bytes) + nat(0) + nat(8) + bytes([END]))
 
 
 def refused_alike(tmp_path: Path, monkeypatch, request_bytes: bytes) -> str:
     """The reader's refusal, which the C host and the reference give too (status 9, before the first command)."""
-    from bobc.native.artifact import trailer
-    from bobc.native.interpreter import interpreter_bytes
     from bobc.native.request import RequestError, parse_request
-    from bobc.reference.native_program import run_program
 
     with pytest.raises(RequestError) as refused:
         parse_request(request_bytes)
     words = str(refused.value)
     monkeypatch.chdir(tmp_path)
-    host = tmp_path / "host"
-    host.write_bytes(interpreter_bytes() + trailer(program(request_bytes), "sm_90"))
-    host.chmod(0o755)
     (tmp_path / "input").write_bytes(bytes(64))
-    arguments = ["train", "--input", "input", "--checkpoint-out", "c", "--predictions", "p", "--result", "r"]
-    environ = {"NATIVE_DEVICE": "memory", "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([str(host), *arguments], capture_output=True, timeout=60, cwd=tmp_path, env=environ)
-    stderr = io.BytesIO()
-    status = run_program(program(request_bytes), arguments, name=str(host), stderr=stderr, environ=environ)
-    assert (status, stderr.getvalue()) == (done.returncode, done.stderr)
-    assert done.returncode == 9, done.stderr
-    assert f"command 0 (RequestOpen): the request's bytes: {words}".encode() in done.stderr, done.stderr
+    status, stderr = c_host_and_reference(tmp_path, program(request_bytes), train_arguments("input"))
+    assert status == 9, stderr
+    assert f"command 0 (RequestOpen): the request's bytes: {words}".encode() in stderr, stderr
     return words
 
 

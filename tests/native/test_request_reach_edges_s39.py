@@ -13,21 +13,13 @@ from the cursor, publications.  The fresh state's step is 0, so the cursor is th
 from __future__ import annotations
 
 import hashlib
-import io
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from native_helpers import c_host_and_reference, field, nat, physical_program, train_arguments
+
 END, REQUEST_OPEN = 0, 26
-
-
-def nat(value: int) -> bytes:
-    return value.to_bytes(8, "little")
-
-
-def field(data: bytes) -> bytes:
-    return nat(len(data)) + data
 
 
 STREAM = nat(1) + field(b"TESTSTRM") + nat(1) + nat(4) + nat(256) + nat(64)
@@ -42,8 +34,7 @@ def request(records=0, cursor=0, base=0, source=nat(0)) -> bytes:
 
 
 def program(request_bytes: bytes) -> bytes:
-    commands = bytes([REQUEST_OPEN]) + field(request_bytes) + nat(0) + nat(8) + bytes([END])
-    return b"NPHY" + (1).to_bytes(4, "little") + nat(0) + nat(64) + nat(0) + commands
+    return physical_program(bytes([REQUEST_OPEN]) + field(request_bytes) + nat(0) + nat(8) + bytes([END]))
 
 
 def token_stream(count: int) -> bytes:
@@ -58,21 +49,8 @@ def token_stream(count: int) -> bytes:
 
 def host_and_reference(tmp_path: Path, request_bytes: bytes, size) -> tuple[int, bytes]:
     """The C host and the reference on a `size`-byte input (or those bytes): the same status and stderr."""
-    from bobc.native.artifact import trailer
-    from bobc.native.interpreter import interpreter_bytes
-    from bobc.reference.native_program import run_program
-
-    host = tmp_path / "host"
-    host.write_bytes(interpreter_bytes() + trailer(program(request_bytes), "sm_90"))
-    host.chmod(0o755)
     (tmp_path / "input").write_bytes(size if isinstance(size, bytes) else bytes(range(size)))
-    arguments = ["train", "--input", "input", "--checkpoint-out", "c", "--predictions", "p", "--result", "r"]
-    environ = {"NATIVE_DEVICE": "memory", "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([str(host), *arguments], capture_output=True, timeout=60, cwd=tmp_path, env=environ)
-    stderr = io.BytesIO()
-    status = run_program(program(request_bytes), arguments, name=str(host), stderr=stderr, environ=environ)
-    assert (status, stderr.getvalue()) == (done.returncode, done.stderr)
-    return done.returncode, done.stderr
+    return c_host_and_reference(tmp_path, program(request_bytes), train_arguments("input"))
 
 
 # (request, input size): each reach ends exactly at the input's last byte

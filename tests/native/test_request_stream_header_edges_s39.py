@@ -10,22 +10,14 @@ names the part (docs/native-host.md, RequestOpen: "refused naming the part (exit
 from __future__ import annotations
 
 import hashlib
-import io
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from native_helpers import c_host_and_reference, field, nat, physical_program, train_arguments
+
 END, REQUEST_OPEN = 0, 26
 MAGIC, VERSION, VOCABULARY = b"TESTSTRM", 1, 256
-
-
-def nat(value: int) -> bytes:
-    return value.to_bytes(8, "little")
-
-
-def field(data: bytes) -> bytes:
-    return nat(len(data)) + data
 
 
 def requesting() -> bytes:
@@ -35,8 +27,7 @@ def requesting() -> bytes:
                + nat(1) + field(MAGIC) + nat(VERSION) + nat(4) + nat(VOCABULARY) + nat(64)
                + nat(1) + nat(0)
                + nat(0) + nat(0) + b"".join(nat(1 if i in (2, 5) else 0) for i in range(6)))
-    commands = bytes([REQUEST_OPEN]) + field(request) + nat(0) + nat(8) + bytes([END])
-    return b"NPHY" + (1).to_bytes(4, "little") + nat(0) + nat(64) + nat(0) + commands
+    return physical_program(bytes([REQUEST_OPEN]) + field(request) + nat(0) + nat(8) + bytes([END]))
 
 
 def stream(tokens=(1, 2, 255), version=VERSION, count=None, digest=None) -> bytes:
@@ -50,21 +41,8 @@ def stream(tokens=(1, 2, 255), version=VERSION, count=None, digest=None) -> byte
 
 def host_and_reference(tmp_path: Path, data: bytes) -> tuple[int, bytes]:
     """The C host and the reference on the same stream: the same status and stderr."""
-    from bobc.native.artifact import trailer
-    from bobc.native.interpreter import interpreter_bytes
-    from bobc.reference.native_program import run_program
-
-    host = tmp_path / "host"
-    host.write_bytes(interpreter_bytes() + trailer(requesting(), "sm_90"))
-    host.chmod(0o755)
     (tmp_path / "stream").write_bytes(data)
-    arguments = ["train", "--input", "stream", "--checkpoint-out", "c", "--predictions", "p", "--result", "r"]
-    environ = {"NATIVE_DEVICE": "memory", "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([str(host), *arguments], capture_output=True, timeout=60, cwd=tmp_path, env=environ)
-    stderr = io.BytesIO()
-    status = run_program(requesting(), arguments, name=str(host), stderr=stderr, environ=environ)
-    assert (status, stderr.getvalue()) == (done.returncode, done.stderr)
-    return done.returncode, done.stderr
+    return c_host_and_reference(tmp_path, requesting(), train_arguments("stream"))
 
 
 def test_a_stream_by_the_format_is_taken(tmp_path, monkeypatch):

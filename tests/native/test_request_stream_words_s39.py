@@ -6,25 +6,16 @@ host and the reference -- and the build refuse the request's bytes by name befor
 command; 2^32 - 1 is still taken (the stream is then checked as ever)."""
 from __future__ import annotations
 
-import io
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from native_helpers import c_host_and_reference, field, nat, physical_program, train_arguments
+
 END, REQUEST_OPEN = 0, 26
 
 
-def nat(value: int) -> bytes:
-    return value.to_bytes(8, "little")
-
-
-def field(data: bytes) -> bytes:
-    return nat(len(data)) + data
-
-
-def program(commands: bytes) -> bytes:
-    return b"NPHY" + (1).to_bytes(4, "little") + nat(0) + nat(64) + nat(0) + commands
+program = physical_program
 
 
 def request(version: int, vocabulary: int) -> bytes:
@@ -41,22 +32,9 @@ def requesting(version: int, vocabulary: int) -> bytes:
 
 
 def host_and_reference(tmp_path: Path, code: bytes) -> tuple[int, bytes]:
-    """The C host and the reference: the same status and stderr."""
-    from bobc.native.artifact import trailer
-    from bobc.native.interpreter import interpreter_bytes
-    from bobc.reference.native_program import run_program
-
-    host = tmp_path / "host"
-    host.write_bytes(interpreter_bytes() + trailer(code, "sm_90"))
-    host.chmod(0o755)
+    """The C host and the reference on a `train` of an 8-byte stream: the same status and stderr."""
     (tmp_path / "stream").write_bytes(bytes(8))
-    arguments = ["train", "--input", "stream", "--checkpoint-out", "c", "--predictions", "p", "--result", "r"]
-    environ = {"NATIVE_DEVICE": "memory", "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([str(host), *arguments], capture_output=True, timeout=60, cwd=tmp_path, env=environ)
-    stderr = io.BytesIO()
-    status = run_program(code, arguments, name=str(host), stderr=stderr, environ=environ)
-    assert (status, stderr.getvalue()) == (done.returncode, done.stderr)
-    return done.returncode, done.stderr
+    return c_host_and_reference(tmp_path, code, train_arguments("stream"))
 
 
 @pytest.mark.parametrize("version, vocabulary", [(1 << 32, 256), (1, 1 << 32), ((1 << 64) - 1, 256)])
