@@ -285,21 +285,28 @@ class Fill:
                 f"({shown_plan_text(launch.identity)})'s parameters, past its {block}-byte parameter block")
 
     def encode(self, t: int) -> bytes:
-        """plan_fill.c bobc_fill_bytes: the value at global step `t`, as the nearest binary32 (an
-        infinity past its range) or a u32; a word32 value that is no natural below 2^32 (negative,
-        fractional, NaN, 2^32 or more) is FillValueError in the C host's words, never truncated."""
-        import math
-        import struct
+        """plan_fill.c bobc_fill_bytes: the value at global step `t`, encoded (encoded_fill)."""
+        return encoded_fill(self.encoding, self.value.evaluate(t), t)
 
-        import numpy as np
 
-        v = self.value.evaluate(t)
-        if self.encoding == "binary32":
-            with np.errstate(all="ignore"):
-                return np.float64(v).astype("<f4").tobytes()
-        if not (0.0 <= v < 4294967296.0) or v != math.floor(v):
-            raise FillValueError(f"a fill's value {printf_17g(v)} at step {t} is no natural below 2^32")
-        return struct.pack("<I", int(v))
+def encoded_fill(encoding: str, v: float, t: int) -> bytes:
+    """plan_fill.c bobc_fill_bytes's bytes of a fill's binary64 value `v` at global step `t`: the
+    nearest binary32 (an infinity past its range) or a u32; a word32 value that is no natural
+    below 2^32 (negative, fractional, NaN, 2^32 or more) is FillValueError in the C host's words,
+    never truncated.  The reference host and the simulator both encode through it."""
+    import math
+    import struct
+
+    import numpy as np
+
+    if encoding == "binary32":
+        with np.errstate(all="ignore"):
+            return np.float64(v).astype("<f4").tobytes()
+    if not (0.0 <= v < 4294967296.0) or v != math.floor(v):
+        # the C host's words, byte for byte: the value as printf's %.17g, the exact step; it names no
+        # fill (its note is not in the plan's C data)
+        raise FillValueError(f"a fill's value {printf_17g(v)} at step {t} is no natural below 2^32")
+    return struct.pack("<I", int(v))
 
 
 class FillValueError(ValueError):

@@ -18,7 +18,6 @@ part is the simulator's channel.
 """
 from __future__ import annotations
 
-import math
 import struct
 from dataclasses import dataclass, field
 from typing import Callable
@@ -36,6 +35,7 @@ from .memory import Buffer, Memory
 ENTRY_BYTES = 8
 RING_ENTRIES = 1024           # runtime_c/nv_shim.h RT_GPU_DEFAULT_RING_ENTRIES
 from ..plan.host import STAMP_SLOTS, STAT_BYTES    # runtime_c/plan_host.c BOBC_STAT_BYTES, BOBC_STAMP_SLOTS
+from ..plan.host import FillValueError, encoded_fill    # plan_fill.c bobc_fill_bytes's encoding, shared with the reference
 OUTPUTS = ("checkpoint-out", "predictions", "result")
 
 
@@ -91,23 +91,10 @@ def evaluate(fill: HostFill, t: int) -> float:
 def fill_bytes(fill: HostFill, input_step: int) -> bytes:
     """plan_fill.c bobc_fill_bytes: the value at step input + fill.step, encoded."""
     t = input_step + fill.step
-    v = evaluate(fill, t)
-    if fill.encoding == "binary32":
-        with np.errstate(all="ignore"):
-            return np.float64(v).astype("<f4").tobytes()
-    if not (0.0 <= v < 4294967296.0) or v != np.floor(v):
-        # the C host's words, byte for byte (plan_fill.c bobc_fill_bytes): the value as printf's %.17g,
-        # the exact step; it names no fill (its note is not in the plan's C data)
-        raise HostStepFault(f"a fill's value {_printf_17g(v)} at step {t} is no natural below 2^32")
-    return struct.pack("<I", int(v))
-
-
-def _printf_17g(v: float) -> str:
-    """`v` as glibc's printf("%.17g") writes it: Python's %-format is C's for finite values and
-    infinities; a NaN is nan, or -nan with its sign bit set."""
-    if math.isnan(v):
-        return "-nan" if math.copysign(1.0, v) < 0 else "nan"
-    return "%.17g" % v
+    try:
+        return encoded_fill(fill.encoding, evaluate(fill, t), t)
+    except FillValueError as refused:
+        raise HostStepFault(str(refused)) from None
 
 
 class SimulatedHost:
