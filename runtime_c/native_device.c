@@ -451,7 +451,8 @@ int np_device_wait(np_session *s, volatile uint8_t *word, uint64_t value, uint64
         if (s->gpu_opened) {
             char text[256];
             if (rt_gpu_channel_error(&s->gpu, text, sizeof text))
-                return say(err, NP_STATUS_WAIT, "the GPU channel reports an error while waiting: %s", text);
+                return say(err, NP_STATUS_WAIT, "the GPU channel reports an error while waiting: %s; what to do: %s",
+                           text, rt_xid_advice(rt_gpu_xid(&s->gpu)));
         }
         if (now_ms() >= deadline)
             return say(err, NP_STATUS_WAIT, "the word reached %llu, not %llu, within %llu ms", (unsigned long long)seen,

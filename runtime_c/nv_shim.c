@@ -1289,21 +1289,65 @@ int rt_gpu_submit(rt_gpu *g, uint64_t entry)
     return 0;
 }
 
-/* Robust-channel error codes (Xid) the notifier's info32 carries; names from
- * NVIDIA's Xid catalogue. */
-static const char *xid_name(uint32_t xid)
+/* Robust-channel error codes (Xid) the notifier's info32 carries: each one's name and what a
+ * user does about it.  Names and causes from NVIDIA's Xid catalogue ("XID Errors", NVIDIA GPU
+ * deployment and management documentation: Xid 13 "Graphics Engine Exception", 31 "GPU memory
+ * page fault", 32 "Invalid or corrupted push buffer stream", 43 "GPU stopped processing", 45
+ * "Preemptive cleanup, due to previous errors", 69 "Graphics Engine class error", 109 "Context
+ * Switch Timeout Error"); the advice names this project's tools (docs/runtime.md, "GPU faults"). */
+#define RT_ADVICE_SIM "`bobc sim` on the plan (same operation and files) names the launch and instruction"
+#define RT_ADVICE_DMESG "`dmesg | grep -i xid` has the driver's report"
+static const struct {
+    uint32_t xid;
+    const char *name;
+    const char *advice;
+} xid_table[] = {
+    { 8, "GPU stopped processing (channel timeout)",
+      "a kernel that never ends (a loop or a barrier nothing releases): " RT_ADVICE_SIM "; " RT_ADVICE_DMESG },
+    { 13, "graphics engine exception (shader fault, illegal instruction or address)",
+      "an illegal instruction, a trap or a misaligned address in a kernel: " RT_ADVICE_SIM "; " RT_ADVICE_DMESG },
+    { 31, "GPU memory page fault (MMU fault)",
+      "a kernel read or wrote an address no buffer maps: " RT_ADVICE_SIM "; " RT_ADVICE_DMESG
+      " (the faulting address)" },
+    { 32, "invalid or corrupted push buffer stream",
+      "the host's pushbuffer is wrong (a damaged host or a bobc bug): check it with `bobc inspect HOST`, rebuild "
+      "it; " RT_ADVICE_DMESG },
+    { 43, "GPU stopped processing (channel reset)",
+      "the driver reset the channel: " RT_ADVICE_DMESG " (an earlier Xid is the cause); " RT_ADVICE_SIM },
+    { 45, "preemptive cleanup (channel torn down)",
+      "the driver tore the channel down after an earlier error: " RT_ADVICE_DMESG " (the first Xid is the cause)" },
+    { 69, "graphics engine class error (bad method or QMD)",
+      "a method or QMD the compute class refuses (a damaged host or a bobc bug): check it with `bobc inspect "
+      "HOST`, rebuild it; " RT_ADVICE_DMESG " (the method)" },
+    { 109, "context switch timeout",
+      "a kernel that never yields or ends: " RT_ADVICE_SIM "; " RT_ADVICE_DMESG },
+};
+
+const char *rt_xid_name(uint32_t xid)
 {
-    switch (xid) {
-    case 8: return "GPU stopped processing (channel timeout)";
-    case 13: return "graphics engine exception (shader fault, illegal instruction or address)";
-    case 31: return "GPU memory page fault (MMU fault)";
-    case 32: return "invalid or corrupted push buffer stream";
-    case 43: return "GPU stopped processing (channel reset)";
-    case 45: return "preemptive cleanup (channel torn down)";
-    case 69: return "graphics engine class error (bad method or QMD)";
-    case 109: return "context switch timeout";
-    default: return "unlisted RC error";
-    }
+    for (size_t i = 0; i < sizeof xid_table / sizeof *xid_table; i++)
+        if (xid_table[i].xid == xid)
+            return xid_table[i].name;
+    return "unlisted RC error";
+}
+
+const char *rt_xid_advice(uint32_t xid)
+{
+    if (xid == 0)
+        return "no Xid, yet the work did not finish: a kernel that never ends (a loop or a barrier nothing "
+               "releases) -- " RT_ADVICE_SIM " -- or a stopped GPU (`nvidia-smi`; " RT_ADVICE_DMESG ")";
+    for (size_t i = 0; i < sizeof xid_table / sizeof *xid_table; i++)
+        if (xid_table[i].xid == xid)
+            return xid_table[i].advice;
+    return RT_ADVICE_DMESG "; look the Xid up in NVIDIA's Xid catalogue; " RT_ADVICE_SIM;
+}
+
+uint32_t rt_gpu_xid(const rt_gpu *g)
+{
+    if (!g->notifier || !g->notifier->cpu)
+        return 0;
+    const volatile rt_nv_notification *nt = (const volatile rt_nv_notification *)g->notifier->cpu;
+    return nt->status == 0 && nt->info32 == 0 ? 0 : nt->info32;
 }
 
 int rt_gpu_channel_error(rt_gpu *g, char *text, size_t n)
@@ -1317,7 +1361,7 @@ int rt_gpu_channel_error(rt_gpu *g, char *text, size_t n)
         return 0;
     if (text && n)
         snprintf(text, n, "channel error notifier: status 0x%04x, info32 %u = Xid %u: %s, info16 0x%04x",
-                 status, info32, info32, xid_name(info32), nt->info16);
+                 status, info32, info32, rt_xid_name(info32), nt->info16);
     return 1;
 }
 
@@ -1335,15 +1379,16 @@ int rt_gpu_wait(rt_gpu *g, const volatile void *sem, uint64_t value, uint32_t ti
         if ((++spins & 1023u) == 0) {
             if (rt_gpu_channel_error(g, err, sizeof err))
                 return fail(g, RT_EXIT_GPU_FAULT, "GPU fault while waiting for the semaphore at GPU VA 0x%llx to "
-                            "reach %llu (it holds %llu): %s", (unsigned long long)rt_gpu_va_of(g, sem),
-                            (unsigned long long)value, (unsigned long long)*s, err);
+                            "reach %llu (it holds %llu): %s; what to do: %s", (unsigned long long)rt_gpu_va_of(g, sem),
+                            (unsigned long long)value, (unsigned long long)*s, err, rt_xid_advice(rt_gpu_xid(g)));
             if (now_ms() - start > timeout_ms) {
                 if (!rt_gpu_channel_error(g, err, sizeof err))
                     snprintf(err, sizeof err, "channel error notifier clean (status 0, info32 0)");
                 return fail(g, RT_EXIT_GPU_FAULT, "GPU timeout after %u ms waiting for the semaphore at GPU VA 0x%llx "
-                            "to reach %llu (it holds %llu); GPGet %u, GPPut %u; %s", timeout_ms,
+                            "to reach %llu (it holds %llu); GPGet %u, GPPut %u; %s; what to do: %s", timeout_ms,
                             (unsigned long long)rt_gpu_va_of(g, sem), (unsigned long long)value,
-                            (unsigned long long)*s, g->userd[RT_USERD_GP_GET / 4], g->gp_put, err);
+                            (unsigned long long)*s, g->userd[RT_USERD_GP_GET / 4], g->gp_put, err,
+                            rt_xid_advice(rt_gpu_xid(g)));
             }
             if ((spins & 0xFFFFu) == 0)
                 sched_yield();
@@ -1360,12 +1405,14 @@ int rt_gpu_drain(rt_gpu *g, uint32_t timeout_ms)
     char err[256];
     while (g->userd[RT_USERD_GP_GET / 4] % n != g->gp_put) {
         if (rt_gpu_channel_error(g, err, sizeof err))
-            return fail(g, RT_EXIT_GPU_FAULT, "GPU fault while waiting for the ring to drain after the schedule (GPGet %u, GPPut %u): %s",
-                        g->userd[RT_USERD_GP_GET / 4], g->gp_put, err);
+            return fail(g, RT_EXIT_GPU_FAULT, "GPU fault while waiting for the ring to drain after the schedule "
+                        "(GPGet %u, GPPut %u): %s; what to do: %s", g->userd[RT_USERD_GP_GET / 4], g->gp_put, err,
+                        rt_xid_advice(rt_gpu_xid(g)));
         if (now_ms() - start > timeout_ms) {
             snprintf(err, sizeof err, "channel error notifier clean (status 0, info32 0)");
             return fail(g, RT_EXIT_GPU_FAULT, "after the schedule, %u ms on, the ring's GPGet is %u, its GPPut %u: "
-                        "the GPU stopped fetching; %s", timeout_ms, g->userd[RT_USERD_GP_GET / 4], g->gp_put, err);
+                        "the GPU stopped fetching; %s; what to do: %s", timeout_ms, g->userd[RT_USERD_GP_GET / 4],
+                        g->gp_put, err, rt_xid_advice(0));
         }
         sched_yield();
     }

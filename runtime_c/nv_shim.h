@@ -192,6 +192,16 @@ int rt_gpu_drain(rt_gpu *gpu, uint32_t timeout_ms);
 /* Channel error notifier: 0 and no text while clean, else 1 and a message. */
 int rt_gpu_channel_error(rt_gpu *gpu, char *text, size_t text_bytes);
 
+/* The Xid (robust-channel error code) the channel's error notifier holds: 0 while clean. */
+uint32_t rt_gpu_xid(const rt_gpu *gpu);
+
+/* An Xid's name (NVIDIA's Xid catalogue; "unlisted RC error" for one the table lacks) and what
+ * to do about it (which tool finds the cause: `bobc sim`, dmesg, `bobc inspect`); the advice for
+ * 0 is a timeout's, with the notifier clean.  Never NULL.  rt_gpu_wait and rt_gpu_drain end
+ * their fault and timeout messages with "; what to do: ADVICE". */
+const char *rt_xid_name(uint32_t xid);
+const char *rt_xid_advice(uint32_t xid);
+
 /* Release the GPU.  Idempotent.  UVM bring-up: every object in reverse order of
  * creation (the UVM registrations first).  RM bring-up: the CPU mappings, then
  * one NV_ESC_RM_FREE of the root client, which frees every object under it

@@ -59,6 +59,7 @@ typedef struct {
     int gpu_opened;              /* rt_gpu_close only after rt_gpu_open (a zeroed rt_gpu holds fd 0) */
     int stopped;                 /* a step ended the schedule (a predict request's operation) */
     uint32_t step_index;         /* the step being carried out (messages) */
+    const char *path;            /* argv[0]: the host as it was started (messages) */
     rt_commands_state commands;  /* the Commands steps' state arena and slots (plan_commands.h) */
     char err[RT_ERR_BYTES];
 } host;
@@ -164,6 +165,41 @@ static int load_buffers(host *h)
     return 0;
 }
 
+void bobc_gpu_fault_line(const bobc_plan *p, const char *host_path, uint32_t step, const char *kind, uint64_t first,
+                         uint64_t end, uint64_t submission, const char *gpu_error, char *out, size_t n)
+{
+    char where[160];
+    if (!kind)                  /* the prologue, issued before step 0 */
+        snprintf(where, sizeof where, "the pushbuffer's prologue (before step 0 of %u)", p->step_count);
+    else if (step >= p->step_count)
+        snprintf(where, sizeof where, "after the last of the %u steps, the ring draining", p->step_count);
+    else if (end - first == 1)
+        snprintf(where, sizeof where, "step %u of %u (%s of submission %llu)", step, p->step_count, kind,
+                 (unsigned long long)first);
+    else
+        snprintf(where, sizeof where, "step %u of %u (%s of submissions %llu..%llu)", step, p->step_count, kind,
+                 (unsigned long long)first, (unsigned long long)end - 1);
+    if (kind && step < p->step_count && submission < p->submission_count)
+        snprintf(out, n, "%s: submission %llu (semaphore at GPU VA 0x%llx) did not finish: %s; `bobc dump %s` lists "
+                 "submission[%llu]'s launches", where, (unsigned long long)submission,
+                 (unsigned long long)p->semaphore_va[submission], gpu_error, host_path ? host_path : "HOST",
+                 (unsigned long long)submission);
+    else
+        snprintf(out, n, "%s: %s", where, gpu_error);
+}
+
+/* A GPU failure (rc, the shim's message in h->gpu.error) while step h->step_index ran submissions
+ * first..end-1 (`kind`: the step's kind; NULL: the prologue), `submission` not finished: one line
+ * naming the step and the submission before the shim's message (the Xid by name, what to do). */
+static int gpu_failed(host *h, int rc, const char *kind, uint64_t first, uint64_t end, uint64_t submission)
+{
+    char line[2048];
+    bobc_gpu_fault_line(h->plan, h->path, h->step_index, kind, first, end, submission, h->gpu.error, line,
+                        sizeof line);
+    rt_report(line);
+    return rc;
+}
+
 static int step_submit(host *h, const bobc_step_submit *s)
 {
     const bobc_plan *p = h->plan;
@@ -188,11 +224,11 @@ static int step_submit(host *h, const bobc_step_submit *s)
         uint64_t entry;
         memcpy(&entry, h->ring.data + 8 * i, 8);
         if ((rc = rt_gpu_submit(&h->gpu, entry)))
-            return rc;
+            return gpu_failed(h, rc, "Submit", first, end, i);
     }
     for (uint64_t i = first; i < end; i++)
         if ((rc = rt_gpu_wait(&h->gpu, at(h, p->semaphore_va[i], 16), p->semaphore_payload, p->wait_timeout_ms)))
-            return rc;
+            return gpu_failed(h, rc, "Submit", first, end, i);
     h->gp_put = end;
     h->issued += end - first;
     if (h->gpu.cfg.verbose) {
@@ -539,9 +575,10 @@ static int step_reissue(host *h, const bobc_step_reissue *s)
     int rc = rt_gpu_submit(&h->gpu, s->entry);
     if (!rc)
         rc = rt_gpu_wait(&h->gpu, (void *)sem, p->semaphore_payload, p->wait_timeout_ms);
-    if (!rc)
-        h->issued++;
-    return rc;
+    if (rc)
+        return gpu_failed(h, rc, "Reissue", s->piece, s->piece + 1, s->piece);
+    h->issued++;
+    return 0;
 }
 
 /* cursor + bytes, held at 2^128 - 1 (past any input) rather than wrapping */
@@ -645,9 +682,12 @@ static void write_timing(host *h)
 static int run_steps(host *h)
 {
     const bobc_plan *p = h->plan;
+    /* From here on a GPU failure is said once, by the step that met it (gpu_failed): the shim
+     * keeps its message in h->gpu.error and prints nothing itself. */
+    h->gpu.cfg.quiet = 1;
     int rc = rt_gpu_submit(&h->gpu, p->prologue_entry);
     if (rc)
-        return rc;
+        return gpu_failed(h, rc, NULL, 0, 0, 0);
     for (uint32_t i = 0; i < p->step_count && !h->stopped; i++) {
         const bobc_step *s = &p->steps[i];
         h->step_index = i;
@@ -658,8 +698,9 @@ static int run_steps(host *h)
     /* Every entry issued has been fetched: GPGet caught up with GPPut.  A
      * schedule with no Submit never waited for the prologue, which the GPU
      * fetches a while after its doorbell: wait for it, up to the plan's timeout. */
+    h->step_index = p->step_count;
     if (h->gpu.open && (rc = rt_gpu_drain(&h->gpu, p->wait_timeout_ms)))
-        return rc;   /* rt_gpu_drain named GPGet, GPPut and the notifier */
+        return gpu_failed(h, rc, "drain", 0, 0, 0);   /* rt_gpu_drain named GPGet, GPPut and the notifier */
     return 0;
 }
 
@@ -668,6 +709,7 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
     static host h;
     memset(&h, 0, sizeof h);
     h.plan = p;
+    h.path = argv[0];
     rt_report_as(argv[0]);
     rt_ignore_file_size_signal();      /* a write past `ulimit -f` fails (EFBIG), said, exit 8 */
     if (rt_host_version_asked(argc, argv))

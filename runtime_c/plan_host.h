@@ -57,6 +57,14 @@ int bobc_host_main(const bobc_plan *plan, int argc, char **argv);
  * offset exact (a read at the cursor: base + the input checkpoint's step x scale, plus advances
  * and a delta, can pass 2^64): 0, or RT_EXIT_BAD_INPUT with "WHAT: N bytes at OFFSET of a
  * SIZE-byte input" in err (err_bytes). */
+/* The line a GPU fault or timeout prints (out, n bytes): where the schedule was -- step `step` of
+ * the plan (0-based) of kind `kind` ("Submit", "Reissue") issuing submissions first..end-1, with
+ * `submission` not finished (its semaphore's GPU VA, and `bobc dump HOST_PATH` for its launches);
+ * `kind` NULL: the prologue; `step` >= the step count: the ring draining after the last step --
+ * then the shim's message `gpu_error` (rt_gpu.error: the Xid by name, "what to do: ..."). */
+void bobc_gpu_fault_line(const bobc_plan *p, const char *host_path, uint32_t step, const char *kind, uint64_t first,
+                         uint64_t end, uint64_t submission, const char *gpu_error, char *out, size_t n);
+
 int bobc_input_window(unsigned __int128 offset, uint64_t extent, uint64_t size, const char *what, char *err,
                       size_t err_bytes);
 

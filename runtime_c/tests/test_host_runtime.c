@@ -974,6 +974,86 @@ static double seconds_now(void)
 /* The connecting peer of a pair on a machine without a GPU: the bring-up's "no GPU" at once, said
  * once (by the host, from err), not after a 2 s wait for the listening peer's GPU context and a
  * note about taking a context of its own. */
+/* A GPU fault's message (docs/runtime.md, "GPU faults"): the shim's wait, on a channel whose error
+ * notifier the test writes (the RM's NvNotification layout, sdk nvgputypes.h), names the Xid by the
+ * name NVIDIA's Xid catalogue gives it and says what to do (`bobc sim`, dmesg); a timeout with the
+ * notifier clean says what to do too; and the plan host's line names the step and the submission
+ * that had not finished before the shim's message.  Exit 7 (RT_EXIT_GPU_FAULT, rt_exit.h). */
+static void test_gpu_fault_messages(void)
+{
+    static rt_gpu g;
+    memset(&g, 0, sizeof g);
+    rt_nv_notification note[4];
+    memset(note, 0, sizeof note);
+    uint32_t userd[64];
+    memset(userd, 0, sizeof userd);
+    g.mems[0].cpu = note;
+    g.mems[0].size = sizeof note;
+    g.mems[0].handle = 1;
+    g.mems[0].gpu_va = 0xfc00001000ull;
+    g.notifier = &g.mems[0];
+    g.userd = userd;
+    g.open = 1;
+    g.cfg.quiet = 1;
+    uint64_t semaphore[2] = { 0, 0 };
+    g.mems[1].cpu = semaphore;
+    g.mems[1].size = sizeof semaphore;
+    g.mems[1].handle = 2;
+    g.mems[1].gpu_va = 0x1000000010ull;
+
+    /* Xid 31 (a page fault) and Xid 13 (a graphics engine exception): by name, with what to do */
+    static const struct { uint32_t xid; const char *name; } faults[] = {
+        { 31, "Xid 31: GPU memory page fault" }, { 13, "Xid 13: graphics engine exception" } };
+    for (int i = 0; i < 2; i++) {
+        note[0].info32 = faults[i].xid;
+        note[0].status = 0xffff;
+        CHECK(rt_gpu_xid(&g) == faults[i].xid, "rt_gpu_xid %u", rt_gpu_xid(&g));
+        int rc = rt_gpu_wait(&g, semaphore, 1, 60000);
+        CHECK(rc == RT_EXIT_GPU_FAULT, "Xid %u: rc %d", faults[i].xid, rc);
+        CHECK(strstr(g.error, faults[i].name) != NULL, "Xid %u named: %s", faults[i].xid, g.error);
+        CHECK(strstr(g.error, "GPU VA 0x1000000010") != NULL, "the semaphore's VA: %s", g.error);
+        CHECK(strstr(g.error, "what to do: ") && strstr(g.error, "`bobc sim`") && strstr(g.error, "dmesg"),
+              "Xid %u: what to do: %s", faults[i].xid, g.error);
+        CHECK(strlen(g.error) < NP_ERR_BYTES - 64, "Xid %u: a native host's message room (%zu bytes): %s",
+              faults[i].xid, strlen(g.error), g.error);
+    }
+    CHECK(strstr(rt_xid_advice(31), "no buffer maps") != NULL, "Xid 31 advice: %s", rt_xid_advice(31));
+    CHECK(strstr(rt_xid_advice(13), "illegal instruction") != NULL, "Xid 13 advice: %s", rt_xid_advice(13));
+    CHECK(strstr(rt_xid_advice(12345), "dmesg") != NULL, "an unlisted Xid's advice: %s", rt_xid_advice(12345));
+    CHECK(!strcmp(rt_xid_name(12345), "unlisted RC error"), "%s", rt_xid_name(12345));
+
+    /* a timeout, the notifier clean: the semaphore, GPGet/GPPut, and what to do */
+    memset(note, 0, sizeof note);
+    CHECK(rt_gpu_xid(&g) == 0, "clean notifier: Xid %u", rt_gpu_xid(&g));
+    int rc = rt_gpu_wait(&g, semaphore, 1, 1);
+    CHECK(rc == RT_EXIT_GPU_FAULT, "timeout: rc %d", rc);
+    CHECK(strstr(g.error, "GPU timeout after 1 ms") && strstr(g.error, "GPGet 0, GPPut 0") &&
+          strstr(g.error, "notifier clean") && strstr(g.error, "what to do: no Xid") && strstr(g.error, "`bobc sim`"),
+          "timeout: %s", g.error);
+
+    /* the plan host's line: the step, its kind and submissions, the one not finished, its launches' place */
+    static const uint64_t semaphores[5] = { 0x1000000000ull, 0x1000000010ull, 0x1000000020ull, 0x1000000030ull,
+                                            0x1000000040ull };
+    bobc_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.submission_count = 5;
+    plan.semaphore_va = semaphores;
+    plan.step_count = 9;
+    char line[2048];
+    bobc_gpu_fault_line(&plan, "./fault-host", 4, "Submit", 2, 5, 3, "GPU fault ...: Xid 31: GPU memory page fault",
+                        line, sizeof line);
+    CHECK(!strcmp(line, "step 4 of 9 (Submit of submissions 2..4): submission 3 (semaphore at GPU VA 0x1000000030) did "
+                        "not finish: GPU fault ...: Xid 31: GPU memory page fault; `bobc dump ./fault-host` lists "
+                        "submission[3]'s launches"), "%s", line);
+    bobc_gpu_fault_line(&plan, "h", 7, "Reissue", 1, 2, 1, "E", line, sizeof line);
+    CHECK(!strcmp(line, "step 7 of 9 (Reissue of submission 1): submission 1 (semaphore at GPU VA 0x1000000010) did not "
+                        "finish: E; `bobc dump h` lists submission[1]'s launches"), "%s", line);
+    bobc_gpu_fault_line(&plan, "h", 0, NULL, 0, 0, 0, "E", line, sizeof line);
+    CHECK(!strcmp(line, "the pushbuffer's prologue (before step 0 of 9): E"), "%s", line);
+    bobc_gpu_fault_line(&plan, "h", 9, "drain", 0, 0, 0, "E", line, sizeof line);
+    CHECK(!strcmp(line, "after the last of the 9 steps, the ring draining: E"), "%s", line);
+}
+
 static void test_native_device_without_gpu(void)
 {
     if (rt_gpu_present())
@@ -2057,6 +2137,7 @@ int main(void)
     test_native_telemetry();
     test_ring_slot();
     test_native_device_without_gpu();
+    test_gpu_fault_messages();
     test_native_map_overlap();
     test_settings();
     test_diag_files();

@@ -35,6 +35,8 @@ ls .whl/lark-*.whl > /dev/null 2>&1 ||
   "$PY" -m pip download -q --no-deps --only-binary=:all: -d .whl "lark==1.3.1"
 "$PY" -m bobc build examples/bob/Bob/Build/NativeHost.bob --target sm_90 -o .device/bob-host-sm_90
 "$PY" tests/gpu/build_platform_hosts.py .device/platform-hosts
+rm -rf .device/gpu-fault
+"$PY" tests/gpu/test_gpu_fault_s40.py .device/gpu-fault     # hosts that fault on purpose (run.sh's last step)
 "$PY" tests/gpu/build_native_program.py .device/native-program
 "$PY" tests/gpu/build_native_request.py .device/native-request
 rm -rf .device/coppelius-host

@@ -20,6 +20,8 @@
 # pytest_coppelius_host.log tests/gpu/test_coppelius_host.py (seed 004's host)
 # coppelius_variants.log the variant hosts against the plain one (those prepare.sh built:
 #               .device/coppelius-host-NAME, NAME clusters, fused, tree, fusedtree)
+# pytest_gpu_fault.log tests/gpu/test_gpu_fault_s40.py, the LAST step: plans that fault the GPU on
+#               purpose (Xid 31, Xid 13); the hosts' one-line messages (-s prints them)
 # dmesg.txt     kernel messages about the GPU (Xid lines), when readable
 # summary.txt   one line per step with its exit status
 set -u
@@ -86,6 +88,7 @@ fi
 [ -d .device/coppelius-host ] && export COPPELIUS_HOSTS=$PWD/.device/coppelius-host   # seed 004's hosts (tests/gpu/build_coppelius_host.py)
 [ -d .device/math-forms ] && export MATH_FORMS=$PWD/.device/math-forms   # tests/gpu/test_math_forms_gpu.py (prepare.sh)
 [ -d .device/sim-probes ] && export SIM_PROBES=$PWD/.device/sim-probes   # tests/gpu/test_sim_probes_gpu.py (prepare.sh)
+[ -d .device/gpu-fault ] && export GPU_FAULT_HOSTS=$PWD/.device/gpu-fault   # tests/gpu/test_gpu_fault_s40.py (prepare.sh)
 export PYTHONPATH=$PWD/compiler${PYTHONPATH:+:$PYTHONPATH}
 # Coppelius against PyTorch (tests/gpu/test_coppelius_update.py): its loss curves, NumPy beside PyTorch
 export COPPELIUS_CURVES=$LOG/coppelius-curves.png
@@ -93,7 +96,7 @@ if python3 -c "import pytest" > /dev/null 2>&1; then
   timeout 400 python3 -m pytest -m gpu tests/gpu -v -p no:cacheprovider \
     --ignore=tests/gpu/test_coppelius_update.py --ignore=tests/gpu/test_coppelius_kernels.py \
     --ignore=tests/gpu/test_coppelius_host.py --ignore=tests/gpu/test_sm90_async_kernels.py \
-    --ignore=tests/gpu/test_sm90_gemm.py \
+    --ignore=tests/gpu/test_sm90_gemm.py --ignore=tests/gpu/test_gpu_fault_s40.py \
     > "$LOG/pytest_gpu.log" 2>&1
   note "pytest -m gpu tests/gpu: exit $?"
   # our assembly of sm_90's TMA / mbarrier / warpgroup-MMA kernels beside ptxas's: a run of its own,
@@ -170,6 +173,15 @@ if [ -n "$VARIANT_HOSTS$UNCHECKED_HOSTS" ] && [ -d .device/coppelius-host ]; the
     $VARIANT_HOSTS ${UNCHECKED_HOSTS:+--unchecked $UNCHECKED_HOSTS} --configs $CONFIGS --repeats 2 \
     > "$LOG/coppelius_variants.log" 2>&1
   note "coppelius host variants ($VARIANT_HOSTS${UNCHECKED_HOSTS:+; unchecked:$UNCHECKED_HOSTS}) against the plain host: exit $?"
+fi
+
+# LAST: hosts that fault the GPU on purpose (a far store: Xid 31; a trap: Xid 13), each its own
+# process; their channel errors must not disturb the steps above.  No timeout case (a hung channel
+# could wedge the device).  Exit 0 when every host exited 7 with the Xid, the step and what to do.
+if python3 -c "import pytest" > /dev/null 2>&1; then
+  timeout -s INT -k 10 240 python3 -m pytest -m gpu tests/gpu/test_gpu_fault_s40.py -v -s -p no:cacheprovider \
+    > "$LOG/pytest_gpu_fault.log" 2>&1
+  note "pytest -m gpu tests/gpu/test_gpu_fault_s40.py (GPU faults on purpose, last): exit $?"
 fi
 
 (dmesg 2>/dev/null | grep -i -E "nvrm|xid|nvidia" | tail -50) > "$LOG/dmesg.txt" 2>&1 || true
