@@ -79,6 +79,7 @@ def outputs(folder: Path) -> list[str]:
 
 def build(folder: Path) -> None:
     """Each fault's sm_90 host, FOLDER/NAME, and the record it runs on, FOLDER/record.bin."""
+    folder = folder.resolve()          # bobc runs in FOLDER: a relative FOLDER would name FOLDER/FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     record(folder)
     for name in FAULTS:
