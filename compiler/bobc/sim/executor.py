@@ -45,10 +45,11 @@ POISON_WORD = 0xFFFFFFFF   # what an unwritten register or shared byte holds in 
 from ..plan.model import cluster_tiles
 from ..resources import doc
 from .arch import sim_arch
-from .faults import BlocksRace, Hazard, OutOfBounds, SimulationFault, Unmodeled
+from .faults import BlocksRace, Hazard, WarpsRace, OutOfBounds, SimulationFault, Unmodeled
 from .hazards import Checker
 from .memory import Memory, Residency
 from .races import BlockOrder
+from .warps import WarpOrder
 from .sass_frontend import Instruction, Operand
 from .limits import MAX_STEPS
 
@@ -301,6 +302,9 @@ class Launch:
         self.touched = Residency(self.blocks)  # per instruction and block, the resident its accesses stay in
         # plain global accesses and synchronization, block by block, for the check that no two blocks race
         self.order = BlockOrder(self.blocks, block, *memory.store_words()) if self.blocks > 1 else None
+        # shared accesses and synchronization, warp by warp, for the check that no two warps of a block race
+        self.warp_order = WarpOrder(n, padded, geometry.shared_bytes) if padded > WARP and geometry.shared_bytes else None
+        self.padded = padded
         self.pc = np.zeros(n, dtype=np.int64)
         self.live = local < per_block
         self.waiting = np.zeros(n, dtype=bool)
@@ -908,6 +912,8 @@ class Launch:
         if kind == "ARV":
             for b, arrivals in zip(*np.unique(self.block[active], return_counts=True)):
                 self.bar_arrived[(int(b), barrier)] = self.bar_arrived.get((int(b), barrier), 0) + int(arrivals)
+                if self.warp_order is not None:
+                    self.warp_order.bar_arrive(int(b), barrier, np.flatnonzero(active & (self.block == b)) // WARP)
             return None
         if reduction:
             p = next(x for x in o if x.kind == "pred")
@@ -971,6 +977,8 @@ class Launch:
                 self.wait_id[waiting] = -1
                 for b in np.unique(self.block[members]).tolist():
                     self.mma_waited.pop(b, None)
+                    if self.warp_order is not None:
+                        self.warp_order.bar_complete(b, None, np.flatnonzero(members & (self.block == b)) // WARP)
                 released = True
         return released
 
@@ -994,6 +1002,8 @@ class Launch:
                 self.bar_result[at] = value
             self.waiting[at] = False
             self.wait_id[at] = -1
+            if self.warp_order is not None:
+                self.warp_order.bar_complete(b, barrier, np.flatnonzero(at) // WARP)
             if expected == self.per_block:
                 self.mma_waited.pop(b, None)           # every warp's waited MMA reads are behind it
             self.bar_arrived.pop((b, barrier), None)
@@ -2097,6 +2107,13 @@ class Launch:
         if state[0] <= 0 and state[2] == 0:
             state[0], state[3] = state[1], state[3] ^ 1
 
+    def _mbarrier_step_ordered(self, state: list[int], block: int, offset: int) -> None:
+        """_mbarrier_step, telling the order of warps (bobc.sim.warps) when a phase completes."""
+        phase = state[3]
+        self._mbarrier_step(state)
+        if state[3] != phase and self.warp_order is not None:
+            self.warp_order.mbar_complete(block, offset)
+
     def op_SYNCS(self, ins, mods, o, mask):
         kind = mods[0] if mods else ""
         if kind == "EXCH" and "64" in mods:          # mbarrier.init: the 64-bit initial state
@@ -2108,17 +2125,22 @@ class Launch:
                     self._fail(ins, f"mbarrier initial state {high:#x}:{low:#x} is not one of a fresh barrier's", Unmodeled,
                                thread=int(lane))
                 self.mbarriers[(int(self.block[lane]), offset)] = [count, count, 0, 0]
+                if self.warp_order is not None:
+                    self.warp_order.mbar_init(int(self.block[lane]), offset)
             self.idle_waits = 0
             return None
         if kind == "ARRIVE" and "TRANS64" in mods:    # each executing thread arrives (A1T0: no bytes)
             threads = np.nonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)[0]
             offsets = self._shared_offsets(ins, o[1])
             for lane in threads:
-                state = self._mbarrier_state(ins, int(self.block[lane]), int(offsets[lane]) & 0xFFFFFF, int(lane))
+                b, offset = int(self.block[lane]), int(offsets[lane]) & 0xFFFFFF
+                state = self._mbarrier_state(ins, b, offset, int(lane))
                 state[0] -= 1
                 if "A1T0" not in mods:
                     state[2] += int(self._reg(ins, o[2].index)[lane]) if o[2].index != RZ else 0
-                self._mbarrier_step(state)
+                if self.warp_order is not None:
+                    self.warp_order.mbar_arrive(b, offset, int(lane) // WARP)
+                self._mbarrier_step_ordered(state, b, offset)
             self.idle_waits = 0
             return None
         if kind == "PHASECHK" and "TRYWAIT" in mods:   # P = the phase of parity R[31] has completed
@@ -2127,8 +2149,11 @@ class Launch:
             done = np.zeros(self.threads, dtype=bool)
             lanes = np.nonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)[0]
             for lane in lanes:
-                state = self._mbarrier_state(ins, int(self.block[lane]), int(offsets[lane]) & 0xFFFFFF, int(lane))
+                b, offset = int(self.block[lane]), int(offsets[lane]) & 0xFFFFFF
+                state = self._mbarrier_state(ins, b, offset, int(lane))
                 done[lane] = state[3] != parity[lane]
+                if done[lane] and self.warp_order is not None:
+                    self.warp_order.mbar_acquire(b, offset, int(lane) // WARP)
             self._refuse_endless_wait(ins, lanes[~done[lanes]], offsets)
             self._dst(ins, o[0], done, mask)
             return None
@@ -2213,9 +2238,11 @@ class Launch:
             self._check_mma_reads(ins, (block * self.shared_bytes + offsets)[None, :], np.array([lane // WARP]),
                                   "a TMA copy writes", np.array([lane]))
             self.shared[block * self.shared_bytes + offsets] = tile
+            if self.warp_order is not None:
+                self.warp_order.forget(block * self.shared_bytes + offsets)
             state = self._mbarrier_state(ins, block, barrier, int(lane))
             state[2] -= tile.size
-            self._mbarrier_step(state)
+            self._mbarrier_step_ordered(state, block, barrier)
             self.idle_waits = 0
         return None
 
@@ -2772,12 +2799,42 @@ class Launch:
                                 f"before touching its destination", thread=self._first(mask, racing))
         return index
 
+    def _order_warps(self, ins, index: np.ndarray, mask, writes: bool) -> None:
+        """Record a plain shared access by the `mask` threads (`index`: [threads, bytes]) in the order of
+        the block's warps (bobc.sim.warps); refuse one that races with another warp's."""
+        if self.warp_order is None:
+            return
+        threads = np.flatnonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)
+        race = self.warp_order.access(index, threads, ins.pc, writes)
+        if race is not None:
+            raise self._warp_race(race)
+
+    def _warp_race(self, race) -> SimulationFault:
+        block, offset = divmod(race.byte, self.shared_bytes)
+        (t1, pc1, w1), (t2, pc2, w2) = race.first, race.second
+
+        def side(thread, pc, writes):
+            ins = self.code[pc]
+            return (f"{self.describe_thread(thread)} "
+                    f"{'stores to' if writes else 'loads'} it at {pc:#06x} ({ins.text})")
+        fault = WarpsRace(
+            f"{self.g.name}: warps of {self.describe_block(block)} race on shared byte {offset:#x}: "
+            f"{side(t1, pc1, w1)}, then {side(t2, pc2, w2)}, and no synchronization of the block orders the "
+            f"two (a barrier both warps take part in, or an mbarrier arrive the second warp's wait observes); "
+            f"on a GPU the warps run in either order",
+            hint="put a BAR.SYNC (bar.sync / __syncthreads) between the store and the other warp's access, or "
+                 "give each warp its own shared bytes")
+        fault.launch, fault.pc, fault.places, fault.thread, fault.thread_named = \
+            self.g.name, pc2, (pc1,) if pc1 != pc2 else (), t2, True
+        return fault
+
     def _shared_load(self, index, size):
         return self.shared[index[:, None] + np.arange(size)]
 
     def op_LDS(self, ins, mods, o, mask):
         size = self._access_width(ins, mods)
         index = self._shared_addresses(ins, o[1], size, mask)
+        self._order_warps(ins, index[:, None] + np.arange(size), mask, False)
         data = self._shared_load(index, size)
         words = self._extend(mods, data) if size < 4 else np.ascontiguousarray(data).view("<u4")
         self._write_words(ins, o[0], words, mask)
@@ -2788,6 +2845,7 @@ class Launch:
         data = self._store_columns(ins, o[1], size, mask)
         threads = np.nonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)[0]
         self._check_mma_reads(ins, index[:, None] + np.arange(size), threads // WARP, "stores to", threads)
+        self._order_warps(ins, index[:, None] + np.arange(size), mask, True)
         self.shared[index[:, None] + np.arange(size)] = np.ascontiguousarray(data).view(np.uint8).reshape(-1, size)
 
     def op_LDSM(self, ins, mods, o, mask):
@@ -2802,6 +2860,8 @@ class Launch:
         full = (self.block * self.shared_bytes + np.where(used, offsets, 0)).reshape(-1, WARP)
         lane = np.arange(WARP)
         g, t = lane // 4, lane % 4
+        if self.warp_order is not None:
+            self._order_warps(ins, (self.block * self.shared_bytes + offsets)[used][:, None] + np.arange(16), used, False)
         for i in range(count):
             rows = full[:, 8 * i:8 * i + 8]                                # [W, 8] row start bytes
             matrix = self.shared[rows[:, :, None] + np.arange(16)]         # [W, 8 rows, 16 bytes]

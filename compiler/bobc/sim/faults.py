@@ -90,6 +90,12 @@ class BlocksRace(SimulationFault):
     blocks: tuple[int, int] = (0, 0)
 
 
+class WarpsRace(SimulationFault):
+    """Two warps of one block access one byte of its shared memory with plain loads and stores, one
+    storing, that no synchronization of the block orders (bobc.sim.warps): the GPU schedules the
+    warps in either order."""
+
+
 class SemaphoreNotReleased(SimulationFault):
     """A submission ended without releasing the semaphore the host waits on."""
 

@@ -1,0 +1,184 @@
+"""Races within a block: two warps' plain accesses to one byte of the block's shared memory, at
+least one a store, that no synchronization of the block orders.
+
+The PTX memory model (PTX ISA, "Memory Consistency Model"; CUDA's compute-sanitizer racecheck
+checks the same thing) orders the threads of a CTA only through synchronization: a barrier
+(bar.sync / bar.red / barrier.cluster: its arrivals happen before its waiters go on; bar.arrive
+arrives without waiting), an mbarrier (an arrive releases, a test_wait / try_wait that sees the
+phase complete acquires).  Warp collectives (SHFL, VOTE, REDUX, MATCH) order nothing across warps.
+Anything else between two warps is a data race: on a GPU the warps are scheduled in any order,
+while the simulator's lock-step order gives one answer.
+
+Granularity: a warp is one thread of this order (its accesses in the order the simulator issues
+them); the lanes of one warp are not judged against each other.  Shared atomics (ATOMS) are not
+recorded (they never race with each other), nor are asynchronous copies' writes (TMA's, LDGSTS's:
+their own checks hold the bytes until the copy is waited for) or warpgroup MMAs' reads (the
+executor's own check refuses a store to bytes an MMA still reads).
+
+Time is one counter for the launch, advanced at every synchronization.  Each warp keeps a vector
+clock over its block's warps: clock[w, u] = t means warp w is ordered after warp u's accesses made
+before time t.  A barrier, when it completes, joins its participants' clocks (and the clocks BAR.ARV
+arrivals left) and sets each participant's entry to the time it completes (a waiting warp makes no
+access in between); an mbarrier arrive joins the arriving warp's clock, its own entry the time of
+the arrive, into the phase; a wait that sees the phase acquires it.  Per shared byte: the last
+store (warp + 1, time) and the reads since (a mask of warps, the latest time) -- the reads' one time
+makes the check conservative where warps read a byte at different times and a later store is
+ordered after the earlier reads but not the latest.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+WARP = 32
+
+
+class WarpRace:
+    """Two warps' unordered conflicting accesses to one shared byte (WarpOrder's answer)."""
+
+    def __init__(self, byte: int, first: tuple, second: tuple):
+        self.byte = byte                     # index into the launch's shared memory (block * size + offset)
+        self.first, self.second = first, second   # (thread, pc, writes) each: the earlier access first
+
+
+class WarpOrder:
+    def __init__(self, threads: int, padded: int, shared_bytes: int):
+        """`padded`: a block's threads rounded up to whole warps; `shared_bytes`: each block's."""
+        self.per_block = padded // WARP
+        self.padded = padded
+        self.warps = threads // WARP
+        self.shared_bytes = shared_bytes
+        self.time = 1
+        self.clock = np.zeros((self.warps, self.per_block), dtype=np.int64)
+        self.arrived: dict[tuple[int, int], np.ndarray] = {}       # (block, barrier) -> BAR.ARV arrivals' clock
+        self.phase: dict[tuple[int, int], np.ndarray] = {}         # (block, mbarrier) -> the open phase's clock
+        self.completed: dict[tuple[int, int], np.ndarray] = {}     # (block, mbarrier) -> the last completed phase's
+        self._shadow = None
+
+    def _make_shadow(self, size: int) -> None:
+        # zero-filled (calloc'd): the pages of bytes never touched take no memory
+        self.w_warp = np.zeros(size, dtype=np.uint8)      # last store's warp in its block + 1 (0: none)
+        self.w_time = np.zeros(size, dtype=np.int32)
+        self.w_thread = np.zeros(size, dtype=np.uint16)   # its thread in the block and instruction // 16,
+        self.w_pc = np.zeros(size, dtype=np.uint16)       # for the message
+        self.r_mask = np.zeros(size, dtype=np.uint32)     # warps that read it since (bit per warp in the block)
+        self.r_time = np.zeros(size, dtype=np.int32)
+        self.r_thread = np.zeros(size, dtype=np.uint16)
+        self.r_pc = np.zeros(size, dtype=np.uint16)
+        self._shadow = True
+
+    def _thread(self, byte: int, local) -> int:
+        return byte // self.shared_bytes * self.padded + int(local)
+
+    def _own(self, warps: np.ndarray) -> np.ndarray:
+        return warps % self.per_block
+
+    def _published(self, warp: int) -> np.ndarray:
+        """Warp `warp`'s clock with its own entry now: what an arrive releases."""
+        self.time += 1
+        out = self.clock[warp].copy()
+        out[warp % self.per_block] = self.time
+        return out
+
+    # ------------------------------------------------------------ synchronization
+    def bar_arrive(self, block: int, barrier: int, warps) -> None:
+        """BAR.ARV by `warps` (global warp indices) of `block`."""
+        key = (block, barrier)
+        held = self.arrived.get(key)
+        for w in np.unique(warps).tolist():
+            c = self._published(w)
+            held = c if held is None else np.maximum(held, c)
+        self.arrived[key] = held
+
+    def bar_complete(self, block: int, barrier: int | None, warps) -> None:
+        """A barrier of `block` completes for `warps` (global warp indices of its waiters)."""
+        warps = np.unique(warps)
+        joined = self.clock[warps].max(axis=0)
+        held = self.arrived.pop((block, barrier), None) if barrier is not None else None
+        if held is not None:
+            joined = np.maximum(joined, held)
+        self.time += 1
+        joined[self._own(warps)] = self.time
+        self.clock[warps] = joined
+
+    def mbar_init(self, block: int, offset: int) -> None:
+        self.phase.pop((block, offset), None)
+        self.completed.pop((block, offset), None)
+
+    def mbar_arrive(self, block: int, offset: int, warp: int) -> None:
+        key = (block, offset)
+        c = self._published(warp)
+        held = self.phase.get(key)
+        self.phase[key] = c if held is None else np.maximum(held, c)
+
+    def mbar_complete(self, block: int, offset: int) -> None:
+        """The open phase completed: what a wait that sees it acquires."""
+        key = (block, offset)
+        held = self.phase.pop(key, None)
+        self.completed[key] = held if held is not None else np.zeros(self.per_block, dtype=np.int64)
+
+    def mbar_acquire(self, block: int, offset: int, warp: int) -> None:
+        held = self.completed.get((block, offset))
+        if held is not None:
+            self.clock[warp] = np.maximum(self.clock[warp], held)
+
+    # ------------------------------------------------------------ accesses
+    def forget(self, index: np.ndarray) -> None:
+        """Bytes an asynchronous copy wrote: their earlier accesses are no longer judged."""
+        if self._shadow is None:
+            return
+        self.w_warp[index] = 0
+        self.r_mask[index] = 0
+
+    def access(self, index: np.ndarray, threads: np.ndarray, pc: int, writes: bool) -> WarpRace | None:
+        """Plain accesses by `threads` to shared bytes `index` ([threads, size] or [threads]: the
+        bytes each touches); the first race they make, or None."""
+        if index.size == 0:
+            return None
+        if self._shadow is None:
+            self._make_shadow(self.shared_bytes * (self.warps // self.per_block))
+        size = index.shape[1] if index.ndim == 2 else 1
+        index = index.reshape(-1)
+        threads = np.repeat(threads, size) if size > 1 else threads
+        warps = threads // WARP
+        own = self._own(warps)
+        # an earlier store by another warp that this warp is not ordered after
+        w = self.w_warp[index].astype(np.int64) - 1
+        other = (w >= 0) & (w != own)
+        if other.any():
+            k = np.flatnonzero(other)
+            bad = self.clock[warps[k], w[k]] <= self.w_time[index[k]]
+            if bad.any():
+                i = int(k[np.argmax(bad)])
+                b = int(index[i])
+                return WarpRace(b, (self._thread(b, self.w_thread[b]), int(self.w_pc[b]) * 16, True), (int(threads[i]), pc, writes))
+        if writes:
+            bit = (np.uint32(1) << own.astype(np.uint32))
+            readers = self.r_mask[index] & ~bit
+            if readers.any():
+                k = np.flatnonzero(readers)
+                ordered = self.clock[warps[k]] > self.r_time[index[k]][:, None]        # [k, warps of the block]
+                ok = (ordered.astype(np.uint64) << np.arange(self.per_block, dtype=np.uint64)).sum(axis=1)
+                bad = (readers[k].astype(np.uint64) & ~ok) != 0
+                if bad.any():
+                    i = int(k[np.argmax(bad)])
+                    b = int(index[i])
+                    return WarpRace(b, (self._thread(b, self.r_thread[b]), int(self.r_pc[b]) * 16, False), (int(threads[i]), pc, True))
+            # two warps storing to one byte in this one instruction
+            if warps.size > WARP:
+                order = np.argsort(index, kind="stable")
+                same = (index[order][1:] == index[order][:-1]) & (warps[order][1:] != warps[order][:-1])
+                if same.any():
+                    j = int(np.argmax(same))
+                    a, c = int(order[j]), int(order[j + 1])
+                    return WarpRace(int(index[a]), (int(threads[a]), pc, True), (int(threads[c]), pc, True))
+            self.w_warp[index] = (own + 1).astype(np.uint8)
+            self.w_time[index] = self.time
+            self.w_thread[index] = threads % self.padded
+            self.w_pc[index] = pc // 16
+            self.r_mask[index] = 0
+        else:
+            np.bitwise_or.at(self.r_mask, index, np.uint32(1) << own.astype(np.uint32))
+            self.r_time[index] = self.time
+            self.r_thread[index] = threads % self.padded
+            self.r_pc[index] = pc // 16
+        return None
