@@ -72,7 +72,7 @@ def in_process(target: str, record: Path) -> float:
     from bobc.targets import TARGETS
 
     built = pipeline.compile_plan(PLAN, TARGETS[target])
-    host = host_plan(built.plan, built.images, TARGETS[target])
+    host = host_plan(built.plan, built.images, TARGETS[target], built.program.search_path)
     start = time.perf_counter()
     simulate(host, built.images, "train", record.read_bytes())
     return time.perf_counter() - start

@@ -58,7 +58,7 @@ def test_the_simulators_sm90_outputs_agree_with_the_h200s(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
 
-    sim = simulate(host_plan(built.plan, built.images, SM90), built.images, "train", record, start)
+    sim = simulate(host_plan(built.plan, built.images, SM90, built.program.search_path), built.images, "train", record, start)
     assert sim.predictions == (tmp_path / "gpu.pred").read_bytes()
     gpu_state = formats.decode_checkpoint((tmp_path / "gpu.ckpt").read_bytes(), config.contract)
     sim_state = formats.decode_checkpoint(sim.checkpoint, config.contract)

@@ -120,7 +120,7 @@ def test_the_simulated_stage_copies_the_program_table_into_the_residence(plan, t
     push = np.frombuffer(bytearray(images.push), dtype=np.uint8).copy()
     buffers = [Buffer("program", plan.program_base, table), Buffer("pushbuffer", plan.pushbuffer_base, push),
                Buffer("residence", HOME, home)]
-    channel = Channel(Memory(buffers, [Resident(b.name, b.address, b.data.size) for b in buffers]))
+    channel = Channel(Memory(buffers, [Resident(b.name, b.address, b.data.size) for b in buffers]), contracts=None)
     channel.run_segment(images.push[:images.manifest["prologue"]["push_length"]], "prologue")
     stage = images.manifest["residence"]["stage"]
     channel.run_qmd(stage["qmd_address"], target.compute_class, "the stage")

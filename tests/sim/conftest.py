@@ -34,7 +34,7 @@ def all_steps():
     from bobc.targets import SM86
 
     built = pipeline.compile_plan(ALL_STEPS, SM86, [REPO / "examples/bob"], "synAllStepsHost")
-    return built, host_plan(built.plan, built.images, SM86)
+    return built, host_plan(built.plan, built.images, SM86, built.program.search_path)
 
 
 @pytest.fixture(scope="session")

@@ -66,7 +66,7 @@ def test_every_qmd_row_states_our_real_value_and_the_documented_bits():
 def test_the_channel_table_is_the_method_sequence_our_images_execute(case):
     record = case[0]
     built, target = built_for("sm_86")
-    out = simulate(host_plan(built.plan, built.images, target), built.images, "predict", record, None,
+    out = simulate(host_plan(built.plan, built.images, target, built.program.search_path), built.images, "predict", record, None,
                    check_hazards=False)
     executed = [(name, data) for at, name, data in out.channel.log.methods
                 if at.startswith(("GPFIFO entry -1", "GPFIFO entry 0,"))]

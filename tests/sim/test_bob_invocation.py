@@ -34,7 +34,7 @@ def _decode(out, config):
 def test_train_on_the_simulator_matches_the_reference_runner_and_the_pytorch_case(target_name, case):
     record, checkpoint, expected, config = case
     built, target = built_for(target_name)
-    out = simulate(host_plan(built.plan, built.images, target), built.images, "train", record, checkpoint)
+    out = simulate(host_plan(built.plan, built.images, target, built.program.search_path), built.images, "train", record, checkpoint)
     assert len(out.channel.log.launches) == 33 and len(out.channel.log.releases) == 33
     state, tokens, valid, initial, training, rows = _decode(out, config)
 
@@ -68,7 +68,7 @@ def test_a_fresh_predict_on_the_simulator_gives_the_reference_runners_files(case
     writes predictions and a result matching the reference, and hands the state on unchanged."""
     record, _, _, config = case
     built, target = built_for("sm_86")
-    out = simulate(host_plan(built.plan, built.images, target), built.images, "predict", record, None)
+    out = simulate(host_plan(built.plan, built.images, target, built.program.search_path), built.images, "predict", record, None)
     assert len(out.channel.log.launches) == 7
     ref = run_invocation(config, "predict", formats.decode_input_record(record), None)
     assert out.predictions == ref.predictions_bytes()

@@ -122,7 +122,7 @@ def test_bobs_fills_are_the_adamw_scalars_of_the_whole_invocation_model(input_st
     """Alpha (parameter byte 32), epsilon (36) and the step (64) of each AdamW launch's block:
     formats.adamw_scalars packs them from byte 32 after the four pointers."""
     built, target = built_for("sm_86")
-    host = host_plan(built.plan, built.images, target)
+    host = host_plan(built.plan, built.images, target, built.program.search_path)
     hyper = formats.Hyperparameters()
     assert len(host.fills) == 30
     for fill, plan_fill in zip(host.fills, built.plan.host.fills):
@@ -186,7 +186,7 @@ def test_commands_steps_run_on_the_simulators_buffers_as_on_the_reference_host(c
 
     built = pipeline.compile_plan(REPO / "tests/platform/Synthetic/Commands.bob", SM86, [REPO / "examples/bob"],
                                   entry)
-    host = host_plan(built.plan, built.images, SM86)
+    host = host_plan(built.plan, built.images, SM86, built.program.search_path)
     published = {}
     stubs = {region.identity: (lambda memory, context: None) for region in built.plan.program.regions}
     reference = ReferenceHost(built.plan, stubs, publish_output=lambda name, data: published.__setitem__(name, data))
@@ -205,7 +205,7 @@ def test_commands_steps_run_on_the_simulators_buffers_as_on_the_reference_host(c
 
 def test_a_step_kind_without_a_handler_is_refused_by_name_before_anything_runs(case):
     built, target = built_for("sm_86")
-    host = host_plan(built.plan, built.images, target)
+    host = host_plan(built.plan, built.images, target, built.program.search_path)
     host = dataclasses.replace(host, steps=host.steps + (HostStep("write_hologram", {}, "write_hologram"),))
     with pytest.raises(Unmodeled) as caught:
         simulate(host, built.images, "train", case[0])

@@ -76,7 +76,8 @@ def run(target, built, push=None, order=True, qmd=None, code_bytes=None):
                Buffer("data", DATA, data), Buffer("semaphore", SEMAPHORE, np.zeros(64, np.uint8))]
     residents = [Resident("a", A, WORDS), Resident("b", B, WORDS), Resident("c", C, WORDS)]
     channel = Channel(Memory(buffers, residents), check_hazards=False, check_order=order,
-                      code_bytes=manifest_code_bytes(built.manifest) if code_bytes is None else code_bytes)
+                      code_bytes=manifest_code_bytes(built.manifest) if code_bytes is None else code_bytes,
+                      contracts=None)
     prologue = len(encode.prologue(target).to_bytes())
     channel.run_segment(bytes(push[:prologue]), "prologue")
     channel.run_entry(built.gpfifo[:8], 0)
@@ -254,7 +255,7 @@ def test_a_channel_that_overrides_launch_is_refused_where_it_is_written():
                Buffer("push", PUSH, np.frombuffer(bytearray(built.push), np.uint8)),
                Buffer("data", DATA, data), Buffer("semaphore", SEMAPHORE, np.zeros(64, np.uint8))]
     channel = Counting(Memory(buffers, [Resident("a", A, WORDS), Resident("b", B, WORDS), Resident("c", C, WORDS)]),
-                       check_hazards=False, code_bytes=manifest_code_bytes(built.manifest))
+                       check_hazards=False, code_bytes=manifest_code_bytes(built.manifest), contracts=None)
     channel.run_segment(bytes(built.push[:len(encode.prologue(SM90).to_bytes())]), "prologue")
     channel.run_entry(built.gpfifo[:8], 0)
     assert channel.count == 2                       # the sent QMD and the one it schedules
@@ -295,7 +296,7 @@ def run_forked(built):
                Buffer("push", PUSH, np.frombuffer(bytearray(built.push), np.uint8)),
                Buffer("data", DATA, data), Buffer("semaphore", SEMAPHORE, np.zeros(64, np.uint8))]
     channel = Channel(Memory(buffers, [Resident(name, address, WORDS) for name, address in AT.items()]),
-                      check_hazards=False, code_bytes=manifest_code_bytes(built.manifest))
+                      check_hazards=False, code_bytes=manifest_code_bytes(built.manifest), contracts=None)
     channel.run_segment(bytes(built.push[:len(encode.prologue(SM90).to_bytes())]), "prologue")
     channel.run_entry(built.gpfifo[:8], 0)
     return channel, data
@@ -410,7 +411,7 @@ def test_a_launch_one_of_its_parents_starts_beside_another_is_not_launched_early
                Buffer("push", PUSH, np.frombuffer(bytearray(built.push), np.uint8)),
                Buffer("data", DATA, data), Buffer("semaphore", SEMAPHORE, np.zeros(64, np.uint8))]
     channel = Channel(Memory(buffers, [Resident(name, address, WORDS) for name, address in at.items()]),
-                      check_hazards=False, code_bytes=manifest_code_bytes(built.manifest))
+                      check_hazards=False, code_bytes=manifest_code_bytes(built.manifest), contracts=None)
     channel.run_segment(bytes(built.push[:len(encode.prologue(SM90).to_bytes())]), "prologue")
     for entry in range(2):
         channel.run_entry(built.gpfifo[8 * entry:8 * entry + 8], entry)

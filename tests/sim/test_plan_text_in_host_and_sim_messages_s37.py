@@ -61,13 +61,22 @@ def test_the_simulators_memory_faults_show_the_plans_literal():
     assert said == f"in {LITERAL}, 4 bytes in"
 
 
-def test_the_simulators_launch_names_show_the_plans_literal(all_steps):
+def test_the_simulators_launch_names_show_the_plans_literal(all_steps, monkeypatch):
+    from bobc.sim import host_adapter
+    from bobc.sim.contracts import ContractsMissing
+
     built, _ = all_steps
     images = copy.copy(built.images)
     manifest = copy.deepcopy(built.images.manifest)
     manifest["launches"][0]["identity"] = HOSTILE
     object.__setattr__(images, "manifest", manifest)
-    names = host_plan(built.plan, images, SM86).launch_names
+    # no kernel has that identity, so there is no contract to hold its launch to: refused, in one line
+    with pytest.raises(ContractsMissing) as caught:
+        host_plan(built.plan, images, SM86, built.program.search_path)
+    _one_line(caught.value.message)
+    assert f"cannot hold these kernels to their contracts: {LITERAL} (no source of it in " in caught.value.message
+    monkeypatch.setattr(host_adapter, "launch_contracts", lambda *args: None)
+    names = host_plan(built.plan, images, SM86, built.program.search_path).launch_names
     shown = names[manifest["launches"][0]["qmd_address"]]
     _one_line(shown)
     assert shown == f"launch 0 ({LITERAL})"

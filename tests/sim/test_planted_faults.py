@@ -34,7 +34,7 @@ ALU_TO_WIDE_AB = 5
 
 def run(target_name, images, operation="predict", record=None):
     built, target = built_for(target_name)
-    return simulate(host_plan(built.plan, images, target), images, operation, record)
+    return simulate(host_plan(built.plan, images, target, built.program.search_path), images, operation, record)
 
 
 def with_bytes(images, attribute, offset, data):
@@ -155,7 +155,7 @@ def test_a_missing_semaphore_release_is_caught(target_name, record):
 
 
 def test_a_method_the_simulator_does_not_model_is_refused_by_name():
-    channel = Channel(Memory([Buffer("b", 0x1000, __import__("numpy").zeros(16, dtype="uint8"))], []))
+    channel = Channel(Memory([Buffer("b", 0x1000, __import__("numpy").zeros(16, dtype="uint8"))], []), contracts=None)
     set_object = (1 << 29) | (1 << 16) | (1 << 13) | 0                  # INC, 1 dword, subchannel 1
     draw = (1 << 29) | (1 << 16) | (1 << 13) | (0x0380 >> 2)           # an unmodeled compute method
     segment = struct.pack("<4I", set_object, 0xC7C0, draw, 0)

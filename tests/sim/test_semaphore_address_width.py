@@ -14,7 +14,7 @@ AMPERE_COMPUTE_B, HOPPER_COMPUTE_A = 0xC7C0, 0xCBC0
 
 
 def _address(compute_class, high):
-    channel = Channel(Memory([], []), check_hazards=False)
+    channel = Channel(Memory([], []), check_hazards=False, contracts=None)
     if compute_class is not None:
         channel.bound[1] = compute_class
     channel.m_SEM_ADDR_LO(0, 0x30000000, "test")

@@ -59,7 +59,7 @@ def test_a_step_that_fails_every_invocation_is_refused_at_the_step(all_steps, ca
     plan = dataclasses.replace(built.plan, host=dataclasses.replace(built.plan.host, steps=(step,)))
     # the witness: plan_host.c's checks, as the simulator carries them out, stop the request here
     with pytest.raises(HostStepFault) as caught:
-        simulate(host_plan(plan, built.images, SM86), built.images, "train", case[0])
+        simulate(host_plan(plan, built.images, SM86, built.program.search_path), built.images, "train", case[0])
     assert caught.value.exit_code == 1
     findings = [f for f in check_host_steps(plan) if f.message.startswith("the host's step 0 ")]
     assert len(findings) == 1, [f.message for f in check_host_steps(plan)]

@@ -4,9 +4,9 @@ A kernel names each tensor it copies by a `//@ tensormap W of P ...` line (docs/
 "Tensor maps"): bobc writes the map and fills word W with its address, and the certifier holds the
 map's extent from P's address to P's resident.  A copy through any other 128 bytes -- a pointer
 word's tensor, an address the code computes -- reads whatever tensor those bytes describe, which
-nothing checked; the simulator decoded them and copied.  Now a plan's launch (its images' manifest
-lists each map's users, and the address is read from the launch's parameter block, as the GPU reads
-it) may copy only through the maps its words hold.
+nothing checked; the simulator decoded them and copied.  Now a launch (its kernel's contract
+evaluated on its bank 0, as the GPU reads it: bobc.sim.contracts) may copy only through the maps its
+words hold.
 
 The kernel is tests/sim/test_tma_swizzle_rows_s39.py's: one UTMALDG.2D through the map at word 0.
 """
@@ -22,7 +22,7 @@ import pytest
 from bobc.nvidia.tensor_map import TiledTensor, encode_tiled
 from bobc.sim import kernel as sim_kernel
 from bobc.sim.faults import SimulationFault
-from bobc.sim.host_adapter import _tensor_maps
+from bobc.sim.contracts import LaunchContracts
 from bobc.sim.kernel import buffer_addresses, run_kernel
 from bobc.sim.memory import Memory
 from bobc.targets import SM90
@@ -89,9 +89,11 @@ def test_a_plans_launches_may_copy_through_the_maps_their_words_hold(tmp_path):
         "128b G\n.kernel ", 1).replace(marker, marker + "    ULDC.64 UR6, c[0x0][param+0x48]\n", 1))
     contracts = {path.stem: parse_contract(path, path.stem) for path in tmp_path.glob("*.sass")}
     images = encode_images(bob.bob_whole_program_plan(), SM90, contracts=contracts)
-    allowed = _tensor_maps(images, SM90)
     launches = images.manifest["launches"]
-    assert set(allowed) == {launch["qmd_address"] for launch in launches}
+    # what the channel holds each launch to (bobc.sim.contracts), on the bank 0 its QMD names
+    held = LaunchContracts(contracts, {launch["qmd_address"]: launch["identity"] for launch in launches}, SM90)
+    allowed = {launch["qmd_address"]: held.held_to(f"launch {launch['index']}", launch["qmd_address"], images.program[
+        launch["parameter_offset"]:launch["parameter_offset"] + SM90.parameter_block_bytes])[1] for launch in launches}
     (mapped,) = images.manifest["tensor_maps"]
     users = {user["launch"] for user in mapped["users"]}
     assert users and users == {launch["index"] for launch in launches if launch["identity"] == "bob-adamw"}

@@ -149,7 +149,7 @@ def test_a_tensor_map_filling_out_of_bounds_elements_with_nan_is_refused(monkeyp
 
 def _channel_with_writer(memory, written: int) -> Channel:
     """A channel whose earlier launch, not yet ordered before the next, wrote the word at `written`."""
-    channel = Channel(memory, check_hazards=False)
+    channel = Channel(memory, check_hazards=False, contracts=None)
     channel.unordered.append(("launch 0 (writer)", np.zeros(0, np.uint64),
                               np.array([written // 4], dtype=np.uint64), object()))
     return channel

@@ -93,12 +93,21 @@ def launch_footprint(plan: Plan, index: int, contract: KernelContract | None,
                      argument_word: int, residents=None) -> Footprint | None:
     """Launch `index`'s footprint, or None when it is unknown (the module's docstring).
     `residents`: the plan's global residents as a pointers.ByAddress, where the caller has one."""
-    launch = plan.program.launches[index]
+    residents = plan.arena.globals if residents is None else residents
+    return footprint_of(plan.program.launches[index], index, contract, argument_word, residents,
+                        plan.arena.windows)
+
+
+def footprint_of(launch, index: int, contract: KernelContract | None, argument_word: int, residents,
+                 windows=()) -> Footprint | None:
+    """launch_footprint of a launch given by itself: anything with `identity` and `patches` (each
+    `word`, `value`: bank 0 words from `argument_word` on), held to `residents` (for `resident`
+    extents) and `windows` (rule (b)).  bobc.sim.contracts gives it the words a launch's bank 0
+    holds when it runs."""
     if contract is None:
         return None
-    if window_addresses(launch, contract, argument_word, plan.arena.windows, unused=False):
+    if window_addresses(launch, contract, argument_word, windows, unused=False):
         return None
-    residents = plan.arena.globals if residents is None else residents
     reads, writes = [], []
     for pointer in declared_pointers(index, launch, contract, argument_word):
         if pointer.problem or pointer.address is None:

@@ -145,16 +145,16 @@ class Channel:
                             "QMD and returns the dependent QMD it schedules, which launch then runs)")
 
     def __init__(self, memory: Memory, check_hazards: bool = True, launch_names: dict | None = None,
-                 check_order: bool = True, code_bytes: dict | None = None, footprints: dict | None = None,
-                 max_steps: int | None = None, tensor_maps: dict | None = None):
+                 check_order: bool = True, code_bytes: dict | None = None, max_steps: int | None = None, *,
+                 contracts):
         self.memory = memory
         self.max_steps = max_steps or MAX_STEPS     # instructions one launch may issue (executor.Launch)
-        # QMD address -> the launch's contract footprint (host_adapter.HostPlan.footprints):
-        # every access of the launch must lie in it, as its contract says
-        self.footprints = footprints or {}
-        # QMD address -> the tensor map addresses the launch's contract declares
-        # (host_adapter.HostPlan.tensor_maps): a TMA copy through any other map is refused
-        self.tensor_maps = tensor_maps or {}
+        # every launched kernel's contract (bobc.sim.contracts.LaunchContracts), which each launch is
+        # held to on the words its bank 0 holds: every access inside its footprint, a TMA copy only
+        # through the maps its `//@ tensormap` words hold.  Required, so that no caller runs a
+        # host's launches unchecked by leaving it out: None (a channel that runs no kernel of a
+        # plan's, or a test of one launch's mechanics) says so where the channel is made.
+        self.contracts = contracts
         # QMD address -> its kernel's code size (the images' manifest): a QMD whose program
         # prefetch is for what follows it (PREFETCH_POST) does not say where its own code ends
         self.code_bytes = code_bytes or {}
@@ -410,8 +410,8 @@ class Channel:
                                   cluster=d.cluster, barriers=d.barriers)
         if self.check_order:
             self.memory.accesses = LaunchAccesses()
-        self.memory.footprint = self.footprints.get(qmd_address)
-        self.memory.tensor_maps = self.tensor_maps.get(qmd_address)
+        if self.contracts is not None:
+            self.memory.footprint, self.memory.tensor_maps = self.contracts.held_to(where, qmd_address, bank0)
         try:
             Launch(geometry, self._code_cache[key], self.memory, self.check_hazards, self.max_steps).run()
         finally:

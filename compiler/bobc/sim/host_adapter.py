@@ -78,17 +78,15 @@ class HostPlan:
     contract: object                      # bobc.plan.model.CheckpointContract
     launch_names: dict                    # QMD address -> "launch i (identity)", for messages
     code_bytes: dict                      # QMD address -> its region's code size (bobc.sim.channel.Channel)
-    # QMD address -> the byte ranges its launch's kernel contract lets it read and write
-    # (bobc.certify.footprints; None: unknown), which the simulator holds every access to
-    footprints: dict = dataclasses.field(default_factory=dict)
-    # QMD address -> the GPU addresses of the tensor maps its launch's kernel contract declares
-    # (`//@ tensormap` words, as bobc filled them): the only maps its TMA copies may name
-    tensor_maps: dict = dataclasses.field(default_factory=dict)
+    # every launch's kernel contract (bobc.sim.contracts), which the simulator holds each launch to
+    contracts: object = None
 
 
-def host_plan(plan, images, target, folders=None) -> HostPlan:
-    """The host's data for `plan` built into `images` for `target` (bobc.targets.Target).
-    With `folders` (the plan's search path), each launch's contract footprint too."""
+def host_plan(plan, images, target, folders) -> HostPlan:
+    """The host's data for `plan` built into `images` for `target` (bobc.targets.Target), with
+    the contracts of the kernels its launches run, read from `folders` (the plan's search path:
+    pipeline.plan_folders), then specs/ (bobc.sim.contracts.read_contracts: a kernel without one
+    is refused by name)."""
     if plan.host is None:
         raise Unmodeled("the plan declares no native host (NvidiaPlanHost): there is no schedule to carry out")
     manifest = images.manifest
@@ -116,38 +114,22 @@ def host_plan(plan, images, target, folders=None) -> HostPlan:
         launch_names={launch["qmd_address"]: f"launch {launch['index']} ({shown_plan_text(launch['identity'])})"
                       for launch in manifest["launches"]},
         code_bytes=manifest_code_bytes(manifest),
-        footprints=_footprints(plan, manifest, target, folders) if folders is not None else {},
-        tensor_maps=_tensor_maps(images, target))
+        contracts=launch_contracts(plan, manifest, target, folders))
 
 
-def _footprints(plan, manifest, target, folders) -> dict:
-    """QMD address -> the launch's footprint by its kernel's contract, read with the arena (so a
-    `resident` extent is known): what the certifier holds the plan to, now held against the code."""
-    from ..certify.footprints import launch_footprints, program_conflicts
+def launch_contracts(plan, manifest, target, folders):
+    """The contracts the simulator holds the plan's launches to: each QMD's kernel named by the
+    images' manifest (its launches, and the program residence's stage), `resident` extents and
+    rule (b) read with the plan's arena."""
+    from ..certify.pointers import ByAddress
+    from .contracts import LaunchContracts, read_contracts
 
-    contracts = program_conflicts(plan.program, target, folders).contracts
-    prints = launch_footprints(plan, contracts)
-    return {launch["qmd_address"]: prints[launch["index"]] for launch in manifest["launches"]
-            if launch["index"] < len(prints)}
-
-
-def _tensor_maps(images, target) -> dict:
-    """QMD address -> the addresses its launch's `//@ tensormap` words hold (the manifest's
-    tensor_maps users; each address read from the launch's parameter block in the program image,
-    as the GPU reads it, so a program residence's relocation is in it); empty for a launch whose
-    contract declares none."""
-    manifest = images.manifest
-    words: dict[int, list[int]] = {}
-    for mapped in manifest.get("tensor_maps", ()):
-        for user in mapped["users"]:
-            words.setdefault(user["launch"], []).append(user["argument"])
-    out = {}
-    for launch in manifest["launches"]:
-        block = launch["parameter_offset"] + target.parameter_base
-        out[launch["qmd_address"]] = frozenset(
-            struct.unpack_from("<Q", images.program, block + 8 * argument)[0]
-            for argument in words.get(launch["index"], ()))
-    return out
+    kernels = {launch["qmd_address"]: launch["identity"] for launch in manifest["launches"]}
+    stage = manifest.get("residence", {}).get("stage")
+    if stage is not None:
+        kernels[stage["qmd_address"]] = stage["identity"]
+    return LaunchContracts(read_contracts(kernels.values(), target, folders), kernels, target,
+                           ByAddress(plan.arena.globals), plan.arena.windows)
 
 
 def constructor_of(kind_name: str) -> str:

@@ -118,7 +118,7 @@ class SimulatedHost:
             buffers.append(Buffer(b.name, b.address, data))
         self.memory = Memory(buffers, list(host.residents))
         self.channel = Channel(self.memory, check_hazards, host.launch_names, check_order, host.code_bytes,
-                               host.footprints, max_steps, host.tensor_maps)
+                               max_steps, contracts=host.contracts)
         self.ring = Ring(self.channel)
         self.ring_image = images.gpfifo
         if len(self.ring_image) != ENTRY_BYTES * len(host.semaphores):

@@ -121,7 +121,7 @@ class EmulatedDevice:
     kernels: dict = field(default_factory=reference_kernels)
 
     def __call__(self, machine, entry: int):
-        channel = _channel_class()(GPUMemory(machine))
+        channel = _channel_class()(GPUMemory(machine), contracts=None)     # the model's NumPy kernels: no SASS runs
         channel.kernels = self.kernels
         channel.launched = self.launches
         channel.staged = self.stages

@@ -17,11 +17,12 @@ examples/coppelius/coppelius_host/sim_compare.py uses it on a few updates.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .device import kernel_codes, launched_kernel
+from .device import ARCH_TARGETS, REALIZATION, kernel_codes, launched_kernel
 
 
 def _channel_class():
@@ -42,11 +43,28 @@ def _channel_class():
                                                 if name == kernel)
             staging = kernel == STAGE_IDENTITY        # the residence's refresh, not one of the plan's launches
             self.launch_names[qmd_address] = kernel if staging else f"launch {len(self.launched)} ({kernel})"
+            # held to its kernel's contract as `bobc sim` holds a plan's launches (bobc.sim.contracts)
+            self.contracts = kernel_contracts(described.arch)
+            self.contracts.kernels[qmd_address] = kernel
             dependents = super().run_qmd(qmd_address, compute_class, at)
             (self.staged if staging else self.launched).append(kernel)
             return dependents
 
     return SimulatedChannel
+
+
+@functools.lru_cache(maxsize=None)
+def kernel_contracts(arch: str):
+    """The contracts of every kernel kernel_codes recognises for `arch` (each source's variant for
+    the target where one exists; the program stage's own), read as `bobc sim` reads a plan's
+    (bobc.sim.contracts.read_contracts: one that cannot be read is refused, not skipped).  Nothing
+    of the arena is known here: Coppelius's extents name no `resident`."""
+    from bobc.sim.contracts import LaunchContracts, read_contracts
+    from bobc.targets import target_named
+
+    target = target_named(ARCH_TARGETS[arch])
+    return LaunchContracts(read_contracts(sorted(set(kernel_codes(arch).values())), target, [REALIZATION]), {},
+                           target)
 
 
 @dataclass
@@ -70,7 +88,8 @@ class SimulatedDevice:
             name = f"buffer {k} (GPU {m.gpu:#x})"
             buffers.append(Buffer(name, m.gpu, np.frombuffer(m.memory, dtype=np.uint8)))
             residents.append(Resident(name, m.gpu, m.extent))
-        channel = _channel_class()(Memory(buffers, residents), check_hazards=self.check_hazards)
+        # contracts: each QMD's, once run_qmd has read its architecture and recognised its kernel
+        channel = _channel_class()(Memory(buffers, residents), check_hazards=self.check_hazards, contracts=None)
         channel.launched = self.launches
         channel.staged = self.stages
         channel.run_entry(entry.to_bytes(8, "little"), len(self.entries))
