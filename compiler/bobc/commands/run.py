@@ -195,6 +195,24 @@ def judge_host_words(args, help_ok: bool = False) -> bool:
     return False
 
 
+def host_version_asked(args) -> bool:
+    """The host's words are `--version` alone: the host prints its .bobc.version section, exit 0
+    (runtime_c/host_version.c rt_host_version_asked, before its parser sees the line)."""
+    return host_arguments(args) == ["--version"]
+
+
+def print_host_version(plan_path, target, args, command: str) -> int:
+    """`HOST --version` of the host `bobc build PLAN --target TARGET` builds: its .bobc.version
+    section (host/version.py text, as host/generate.py writes it), on stdout, exit 0; a stdout that
+    cannot take it: one line, exit 8, as the host says it (probe s40 tripleexec: `bobc run PLAN
+    --version --reference` and `bobc sim PLAN --version` said "--version is given alone" and exit 2)."""
+    from .. import pipeline
+    from ..host import version
+
+    built = pipeline.compile_plan(plan_path, target, args.include, args.entry, command=command)
+    return print_host_help(version.text(built, target, built.program.plan_name).decode())
+
+
 def plan_host_usage(program: str, identity: str, record_bytes: int) -> str:
     """`HOST --help` of a plan host (runtime_c/host_runtime.c rt_print_usage), `program` in place
     of the host's name."""
@@ -511,6 +529,8 @@ def run(args):
         return run_native(plan_path, args)
     from ..errors import UsageError
     from ..reference import settings
+    if host_version_asked(args):
+        return print_host_version(plan_path, target_named(args.target), args, "run")
     # the host's parser: the same refusals (missing, empty, repeated, same output twice); its --help
     # (after the operation: HOST_PART_RULE) is the host's usage, the plan's identity and record size in it
     if judge_host_words(args, help_ok=True):

@@ -153,7 +153,8 @@ def run(args):
     plan_path = existing_plan(args.plan, "sim", ("train", "predict"))
     # the host's parser: the same refusals as the host's and `bobc run --reference`'s; its --help
     # (after the operation: HOST_PART_RULE) is the host's usage, as `bobc run` prints it
-    host_help = judge_host_words(args, help_ok=True)
+    from .run import host_version_asked
+    host_help = not host_version_asked(args) and judge_host_words(args, help_ok=True)
     given = None
     if args.images:
         existing_folder(args.images, "--images",
@@ -162,6 +163,10 @@ def run(args):
         target = images_target(given, args.images, args.target)
     else:
         target = target_named(args.target or DEFAULT_TARGET)
+    from .run import host_version_asked, print_host_version
+    if host_version_asked(args):
+        # the version text of the host `bobc build PLAN --target T` builds (T: the images' own)
+        return print_host_version(plan_path, target, args, "sim")
     if host_help:
         from .run import load_plan, plan_host_usage, print_host_help
 
