@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -51,6 +52,17 @@ class _Files:
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     return _Files(tmp_path_factory.mktemp("roundtrip"))
+
+
+def test_hypothesis_stores_nothing_in_the_checkout():
+    """What hypothesis stores goes to the run's folder (tests/conftest.py), not ./.hypothesis."""
+    import os
+
+    from hypothesis.configuration import storage_directory
+
+    where = storage_directory("constants", intent_to_write=False).path.resolve()
+    assert REPOSITORY.resolve() not in where.parents
+    assert Path(os.environ["BOBC_TEST_RUN"]).resolve() in where.parents
 
 
 # ---- finding 1: an application of a variable named like a form's head ------------------------
