@@ -482,3 +482,17 @@ def test_random_tokens_are_refused_at_a_place(tmp_path_factory, start, tokens):
         return
     if "\ndef x " in f"\n{start}{' '.join(tokens)}":
         program.value("x")                  # well typed: evaluates (docs/language.md, totality)
+
+
+# ---- finding 3: a power past the size limit by a huge exponent -----------------------------
+
+def test_a_huge_power_says_its_bound_once(files):
+    """3 ^ 10^30 has at least 10^30 + 1 bits, a count past 64 bits, which the message writes as
+    the bound "more than 2^99" (10^30 + 1 < 2^100): the message said "at least more than 2^99"."""
+    from bobc.language.limits import LimitExceeded
+
+    program = files.program("def n : Nat = (nat-power 3 (nat-power 10 30))\n", "Power")
+    with pytest.raises(LimitExceeded) as caught:
+        program.value("n")
+    assert "computes a natural of more than 2^99 bits" in str(caught.value)
+    assert "at least more than" not in str(caught.value)
