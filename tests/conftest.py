@@ -58,6 +58,8 @@ def pytest_configure(config):
     # temporaries and cache entries were seen by the tests of another that count them
     worker = hasattr(config, "workerinput")
     if inherited and os.path.isdir(inherited) and not worker or factory is None:
+        if inherited and os.path.isdir(inherited):
+            _hypothesis_home(Path(inherited))
         return
     import tempfile
 
@@ -70,6 +72,19 @@ def pytest_configure(config):
     os.environ.update({REACHABLE_VARIABLE: tempfile.gettempdir(), "TMPDIR": str(temporary),
                        "BOBC_CACHE_DIR": chosen or str(own_cache), RUN_VARIABLE: str(run)})
     tempfile.tempdir = None             # gettempdir() reads TMPDIR again
+    _hypothesis_home(run)
+
+
+def _hypothesis_home(run: Path) -> None:
+    """Hypothesis keeps what it stores (its example database, the `constants` it collects from the
+    sources it runs) in ./.hypothesis, the checkout when pytest runs there: the run's folder
+    instead, so a test run writes nothing into the clone (the property tests also pass
+    database=None and derandomize=True: tests/language/test_roundtrip_properties_s40.py)."""
+    try:
+        from hypothesis.configuration import set_hypothesis_home_dir
+    except ImportError:                 # pragma: no cover - a dev dependency (pyproject.toml)
+        return
+    set_hypothesis_home_dir(run / "hypothesis")
 
 
 def pytest_unconfigure(config):

@@ -389,8 +389,10 @@ def _power(base, exponent):
     if base > 1 and max(base.bit_length() - 1, 1) * exponent >= limits.NATURAL_BITS:
         shown = f"{base:,}" if base.bit_length() <= 64 else f"a {base.bit_length():,}-bit natural"
         bits = max(base.bit_length() - 1, 1) * exponent + 1
-        raise LimitExceeded(f"nat-power {shown} ^ {_amount(exponent)} computes a natural of at "
-                            f"least {_amount(bits)} bits", limits.NATURAL_BITS)
+        # `_amount` of a count past 64 bits is already a bound ("more than 2^k")
+        least = "at least " if bits.bit_length() <= 64 else ""
+        raise LimitExceeded(f"nat-power {shown} ^ {_amount(exponent)} computes a natural of "
+                            f"{least}{_amount(bits)} bits", limits.NATURAL_BITS)
     result = base ** exponent
     if result >= _NAT_CEILING:
         raise _too_large("nat-power", result.bit_length())

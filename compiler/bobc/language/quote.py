@@ -7,7 +7,7 @@ computations rebuilt) and the term is printed in s-expression syntax.
 from __future__ import annotations
 
 from . import core as c
-from .syntax import show_bytes
+from .syntax import FORM_HEADS, show_bytes
 from .values import (
     BYTES_TYPE, NAT_TYPE, HVar, VBytes, VBytesType, VCon, VEqual, VFamily,
     VLam, VNat, VNatType, VNeutral, VPi, VPrimFn, VRefl, VType, force,
@@ -362,6 +362,13 @@ class _Printer:
             text(")")
         elif kind is c.App:
             text("(")
+            head, scope = term.function, self.scope
+            if type(head) is c.Local:
+                name = scope[-1 - head.index] if 0 <= head.index < len(scope) else head.name
+            else:
+                name = head.definition.name if type(head) is c.Global else None
+            if name in FORM_HEADS:
+                text("app ")        # `(succ 3)` would read back as the form (syntax.FORM_HEADS)
             self.term(term.function)
             self.seq(term.arguments)
             text(")")

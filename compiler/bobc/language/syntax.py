@@ -14,6 +14,14 @@ from ..errors import Span
 
 MULTIPLICITIES = ("0", "1", "unrestricted")
 
+# the words that, right after '(', begin a form rather than name a function (grammar.lark's
+# `form` rule): an application of a variable or definition named so is written `(app name
+# argument ...)`, and printed so, or the text would read back as the form (`(succ 3)`) or not
+# parse at all (`(lambda 3)`)
+FORM_HEADS = frozenset({"lambda", "pi", "let", "app", "family", "constructor", "record",
+                        "eliminate", "nat-eliminate", "succ", "equal", "refl",
+                        "compiler-native-encode", "the"})
+
 
 @dataclass(eq=False)
 class Node:
@@ -255,7 +263,8 @@ def show(node: Node) -> str:
         return (f"(let {node.multiplicity} {node.name}{annotation} = {show(node.value)} "
                 f"in {show(node.body)})")
     if isinstance(node, Application):
-        head = "app " if node.explicit else ""
+        head = "app " if node.explicit or (isinstance(node.function, Variable)
+                                            and node.function.name in FORM_HEADS) else ""
         return "(" + head + " ".join(show(x) for x in [node.function, *node.arguments]) + ")"
     if isinstance(node, FamilyType):
         return "(" + " ".join(["family", node.family, *map(show, node.arguments)]) + ")"
