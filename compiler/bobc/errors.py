@@ -399,6 +399,17 @@ def memory_exhausted(doing: str | None = None) -> ResourceExhausted:
                              "free memory or raise the memory limit (ulimit -v), then run again", "memory")
 
 
+def raised_text(error: BaseException) -> str:
+    """`TYPE: MESSAGE` of an exception out of a user's Python file (a reference kernels or --kernels
+    file), for a one-line refusal; a SystemExit says the call that raised it: `sys.exit(0)` in a
+    kernels file ended bobc with that status, no message and nothing published (exit 0 for a run
+    that wrote nothing; probe s40 newuser4 finding 1)."""
+    if isinstance(error, SystemExit):
+        return f"SystemExit: sys.exit({error.code!r}) would end bobc itself"
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
 def stderr_line(line: str, stream=None) -> None:
     """Write `line` and a newline on stderr carrying a path's own bytes, as the C host prints
     them: a byte that is not UTF-8 (a path's 0xff, held as the surrogate '\\udcff' since

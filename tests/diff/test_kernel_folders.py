@@ -35,7 +35,8 @@ def test_dump_names_a_plans_own_kernel_arguments_with_I(images):
     assert plain.returncode == named.returncode == 0, plain.stderr + named.stderr
     line = next(x for x in named.stdout.splitlines() if x.startswith("launch[2].bank0[0x170] = "))
     assert line.endswith("# argument 2: the count (u32), the learning rate (binary32) (scalar)"), line
-    assert "launch[2].bank0[0x170] = 0x3d4ccccd00000008  # parameter word 2 (the kernel's argument names unknown: pass -I)\n" in plain.stdout
+    assert "launch[2].bank0[0x170] = 0x3d4ccccd00000008  # parameter word 2 (the kernel's argument names unknown: " \
+           "no linreg-sgd.sass found; pass -I with the folder that holds it)\n" in plain.stdout
 
 
 def test_diff_names_them_too(images, tmp_path):

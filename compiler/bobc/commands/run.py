@@ -289,17 +289,19 @@ def load_module(path, name: str, what: str, after: str = ""):
     except MemoryError:             # this process out of memory: said as that by cli, not the file's fault
         sys.modules.pop(name, None)
         raise
-    except Exception as error:      # noqa: BLE001 -- the user's code: any failure is reported, not a traceback
-        sys.modules.pop(name, None)
-        from ..errors import descriptors_exhausted
+    except (Exception, SystemExit) as error:      # noqa: BLE001 -- the user's code: any failure is reported,
+        sys.modules.pop(name, None)                  # not a traceback; a sys.exit() too, never bobc's exit
+        from ..errors import descriptors_exhausted, raised_text
 
         if isinstance(error, OSError) and descriptors_exhausted(error) is not None:
             raise descriptors_exhausted(error, f"loading {what} {path}") from None
         here = Path(path).resolve()
         frames = [f for f in traceback.extract_tb(error.__traceback__) if Path(f.filename).resolve() == here]
         where = f" at line {frames[-1].lineno}" if frames else ""
-        raise UsageError(f"cannot load {what} {path}{after}: {type(error).__name__}{where}: {error}",
-                         hint="run `python FILE` to see the whole traceback") from None
+        kind, _, text = raised_text(error).partition(": ")
+        raise UsageError(f"cannot load {what} {path}{after}: {kind}{where}" + (f": {text}" if text else ""),
+                         hint="put what runs the file as a script under `if __name__ == \"__main__\":`"
+                         if isinstance(error, SystemExit) else "run `python FILE` to see the whole traceback") from None
     finally:
         if previous is not None and name not in sys.modules:       # this one failed to load
             sys.modules[name] = previous

@@ -595,7 +595,10 @@ def bank0_meaning(manifest: dict, kernel: str, offset: int, names: dict[int, str
         return names[index]
     if names:
         return f"argument {index} (past {kernel}'s {len(names)} arguments)"
-    return f"parameter word {index} (the kernel's argument names unknown: pass -I)"
+    # the folder to pass, by the file's name (bobc.kernel_search.find_source): a bare "pass -I" was
+    # said even when -I named a folder without it (probe s40 newuser4 finding 2)
+    return (f"parameter word {index} (the kernel's argument names unknown: no {kernel}.sass found; "
+            f"pass -I with the folder that holds it)")
 
 
 def header_lines(images: Images) -> list[Line]:

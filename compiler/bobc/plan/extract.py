@@ -904,9 +904,18 @@ def _initializers(r: _Reader, value, contract: CheckpointContract) -> tuple[Init
             shift=r.nat(f["nvidiaPlanHostInitSplitMix64Shift"], f"initializer {i}'s shift"),
             center=r.nat(f["nvidiaPlanHostInitSplitMix64Center"], f"initializer {i}'s center"),
             denominator=r.nat(f["nvidiaPlanHostInitSplitMix64Denominator"], f"initializer {i}'s denominator"))
-        if not 0 < init.shift < 64 or init.denominator == 0:
-            r.fail(f"initializer {i} shifts by {init.shift} and divides by {init.denominator}; "
-                   f"a shift is 1..63 and a denominator nonzero", cell or whole)
+        from ..resources import doc
+
+        # each field refused by its own value and place, saying what to give (a message naming both,
+        # "shifts by 0 and divides by 2^63; a shift is 1..63 and a denominator nonzero", was given
+        # for a shift of 0 alone, at the list; probe s40 newuser4 finding 3); docs/limits.md's row
+        if not 0 < init.shift < 64:
+            r.fail(f"initializer {i} (checkpoint chunk {i}) shifts its 64-bit draws by {init.shift}; give a "
+                   f"shift of 1..63 ({doc('limits.md')}; 40 keeps 24-bit draws)",
+                   init.at.get("shift") or cell or whole)
+        if init.denominator == 0:
+            r.fail(f"initializer {i} (checkpoint chunk {i}) divides its draws by 0; give a denominator of "
+                   f"1..2^64 - 1 ({doc('limits.md')})", init.at.get("denominator") or cell or whole)
         out.append(init)
     chunks = contract.payload_bytes // contract.chunk_bytes
     if len(out) != chunks:

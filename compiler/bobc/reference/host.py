@@ -346,13 +346,13 @@ class ReferenceHost:
                 raise
             except MemoryError:               # this process out of memory: said as that by cli, not the kernel's
                 raise
-            except Exception as error:        # the user's NumPy kernel: where it failed, not a traceback
-                from ..errors import descriptors_exhausted
+            except (Exception, SystemExit) as error:    # the user's NumPy kernel: where it failed, not a
+                from ..errors import descriptors_exhausted, raised_text      # traceback nor its sys.exit()
 
                 if isinstance(error, OSError) and descriptors_exhausted(error) is not None:
                     raise descriptors_exhausted(error) from None     # the limit's (ulimit -n), not the kernel's
                 raise ReferenceHostError(f"the reference kernel {region.identity} failed at launch {index}"
-                                         f"{_where(error)}: {type(error).__name__}: {error}",
+                                         f"{_where(error)}: {raised_text(error)}",
                                          hint=f"fix the kernel in {_kernel_file(kernel)}; nothing was published") from None
             finally:
                 guard, memory.guard = memory.guard, None

@@ -738,8 +738,8 @@ class Machine:
             raise
         except MemoryError:             # bobc's process out of memory: no GPU fault (exit 7), said by cli
             raise
-        except Exception as error:      # noqa: BLE001 -- the user's kernels: one line, not a traceback
-            from ..errors import descriptors_exhausted
+        except (Exception, SystemExit) as error:      # noqa: BLE001 -- the user's kernels: one line, not a
+            from ..errors import descriptors_exhausted      # traceback, nor their sys.exit() as bobc's status
 
             stop = descriptors_exhausted(error) if isinstance(error, OSError) else None
             if stop is not None:        # no descriptor left (ulimit -n): the limit's, not the GPU's (exit 7)
@@ -841,8 +841,11 @@ def kernels_failure(gpu, error: BaseException) -> str:
     where = f" at line {mine[-1].lineno}" if mine else ""
     if frames and frames[-1].filename != source:
         where += f" (raised in {shown(frames[-1].filename)} line {frames[-1].lineno})"
-    text = str(error).splitlines()[0] if str(error) else ""
-    return f"--kernels {shown(source)}: SUBMIT raised {type(error).__name__}{where}" + (f": {text}" if text else "")
+    from ..errors import raised_text
+
+    kind, _, text = raised_text(error).partition(": ")
+    text = text.splitlines()[0] if text else ""
+    return f"--kernels {shown(source)}: SUBMIT raised {kind}{where}" + (f": {text}" if text else "")
 
 
 def _input_file(path: str):
