@@ -134,7 +134,7 @@ def _read_by(program) -> list:
 
 def _keep(kind: str, key: str | None, program, *values) -> None:
     """Store `values` under `kind/key` with the kernel sources evaluating `program` read so far."""
-    if key is not None:
+    if key is not None and cache.entry(kind, key) is not None:      # cache off: nothing to pickle
         cache.write(kind, key, pickle.dumps((_read_by(program), *values), protocol=pickle.HIGHEST_PROTOCOL))
 
 

@@ -117,7 +117,8 @@ class Local(Term):
             index -= 1
         value = env[0]
         if isinstance(value, Thunk):
-            return force(value)
+            forced = value.value        # a thunk forced before: its value, without a call to force
+            return forced if forced is not None else force(value)
         return value
 
 
@@ -132,7 +133,9 @@ class Global(Term):
         return self.definition.thunk
 
     def ev(self, env):
-        return force(self.definition.thunk)
+        thunk = self.definition.thunk
+        value = thunk.value             # a definition evaluated before: its value, without a call to force
+        return value if value is not None else force(thunk)
 
 
 class Prim(Term):
@@ -452,8 +455,18 @@ class App(Term):
     def ev(self, env):
         try:
             value = self.function.ev(env)
+            span = self.span
             for argument in self.arguments:
-                value = apply(value, argument.lazy(env), self.span)
+                argument = argument.lazy(env)
+                if type(value) is VLam and type(value.term.body) is Lam:
+                    # apply's own work, inline: a step, then the body -- a lambda, so its closure
+                    # (the function's next argument) -- without two calls for each argument but the last
+                    _fuel[0] -= 1
+                    if _fuel[0] < 0:
+                        _burn(0, span)
+                    value = VLam(value.term.body, (argument, value.env))
+                else:
+                    value = apply(value, argument, span)
             return value
         except LimitExceeded as error:
             if error.library_span is None and error.span is not None and \
@@ -661,7 +674,7 @@ def eliminate(elim, env, scrutinee):
 class NatElim(Term):
     """`(nat-eliminate motive base step n)`: on a literal, a loop from 0 upward."""
 
-    __slots__ = ("motive", "base", "step", "target")
+    __slots__ = ("motive", "base", "step", "target", "induction")
 
     def __init__(self, span, motive, base, step, target):
         self.span = span
@@ -669,6 +682,7 @@ class NatElim(Term):
         self.base = base
         self.step = step
         self.target = target
+        self.induction = _NatInduction(self)    # the value below a step: one term, made once (as Elim's)
 
     def ev(self, env):
         return nat_eliminate(self, env, self.target.ev(env))
@@ -685,9 +699,12 @@ def nat_eliminate(term, env, target):
             # (lambda ignored . body))`): only the last iteration's value is the result, and the
             # ones before it are never needed (evaluation is lazy), so only it runs: one
             # iteration whatever the count, none of the loop limits below (docs/limits.md)
-            _burn(1, term.span)
-            below = Thunk(_NatInduction(term), (VNat(count - 1), env))     # never read
-            return step.term.body.body.ev((below, (VNat(count - 1), step.env)))
+            _fuel[0] -= 1
+            if _fuel[0] < 0:
+                _burn(0, term.span)
+            predecessor = VNat(count - 1)
+            below = Thunk(term.induction, (predecessor, env))     # never read
+            return step.term.body.body.ev((below, (predecessor, step.env)))
         if count > limits.ELIMINATION_COUNT:
             raise LimitExceeded(f"nat-eliminate runs {count:,} iterations",
                                 limits.ELIMINATION_COUNT, term.span)
@@ -713,7 +730,7 @@ def nat_eliminate(term, env, target):
         if spine and spine[-1][0] == "succ":
             predecessor = VNeutral(target.head, spine[:-1])
             step = term.step.ev(env)
-            below = Thunk(_NatInduction(term), (predecessor, env))
+            below = Thunk(term.induction, (predecessor, env))
             return apply(apply(step, predecessor, term.span), below, term.span)
         return VNeutral(target.head, spine + (("natelim", term, env),))
     raise EvalError(f"nat-eliminate expects a natural number, got {describe(target)}", term.span)
