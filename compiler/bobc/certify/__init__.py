@@ -32,7 +32,9 @@ What is checked (one module per check):
   schedule touches lies in one buffer the plan maps, and none writes the machine's own buffers
   (program, QMDs, pushbuffer, semaphores, GPFIFO); each Reissue issues the ring image's entry of
   the submission it waits for (the images encoded for the target); a checkpoint the schedule writes is
-  published, and never before its first Operation (where a predict request ends).
+  published, and never before its first Operation (where a predict request ends); every payload
+  byte of a publication is written from the host byte a resume reads it into (not checked for a
+  restore staged through one host area: docs/host-steps.md).
 
 Not a check: footprints.py gives each launch's byte ranges (its active pointers'
 extents, by the pointer check's own reading of the contracts), from which launches

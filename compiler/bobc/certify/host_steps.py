@@ -1,7 +1,9 @@
 """The host's schedule: every host address a step reads or writes lies in one buffer the plan
 maps, every checkpoint it publishes holds the contract's payload, and its reads of the input
 checkpoint cover that payload; its reads of the input record lie inside the request layout's
-record; the request's last publication states the contract's updates per invocation.
+record; the request's last publication states the contract's updates per invocation; each
+published payload byte is written from the host byte the restore reads it into (where the restore
+gives each payload byte a host byte of its own: _checkpoint_homes).
 
 The addresses and extents of the host's file and memory steps are the plan's constants, so a
 step that would copy an input into bytes no buffer holds (or publish a checkpoint from past
@@ -96,6 +98,7 @@ def check_host_steps(plan: Plan, target=None, folders=(), contracts=None, images
         if _publishes(host.steps):       # a schedule that publishes checkpoints must resume from them
             _checkpoint_reads(host.steps, plan.checkpoint.payload_bytes, out)
         _publication_updates(host.steps, plan.checkpoint.updates_per_invocation, out)
+        _checkpoint_homes(plan, host.steps, plan.checkpoint.payload_bytes, out)
         _request_split(host.steps, plan.checkpoint.updates_per_invocation, out)
     return out
 
@@ -685,3 +688,92 @@ def _checkpoint_bytes(steps, payload: int, out: list) -> None:
 def _publishes(steps) -> bool:
     return any(s.kind.name in _RESETS + ("checkpoint_publish",)
                or (s.kind.name == "repeat" and _publishes(s.body)) for s in steps)
+
+
+def _checkpoint_homes(plan: Plan, steps, payload: int, out: list, most: int = 1 << 16) -> None:
+    """Every payload byte of each published checkpoint is written from the host bytes its resume
+    reads it into: a save from one place and a restore into another would resume from whatever
+    the restored place held (a model saving its gradient and restoring its parameters resumes
+    from the gradient as weights, and certifies every other rule).
+
+    Checked where the restore gives every payload byte a home of its own (no two payload bytes
+    read into the same host byte: the checkpoint read straight into the residents that hold the
+    state).  A restore that reads chunk after chunk into one staging area moves the state on with
+    launches the certifier cannot follow byte for byte (a kernel's contract says what it touches,
+    not where each byte goes), so such a schedule is not held to this rule: docs/host-steps.md,
+    "Where a checkpoint is saved from"."""
+    restore: list[tuple[int, int, int]] = []            # (payload start, extent, host)
+
+    def reads(steps, count: int) -> None:
+        for step in steps:
+            if step.kind.name == "repeat":
+                reads(step.body, step.count)
+            elif step.kind.name == "read" and step.file == "checkpoint-in" and step.extent:
+                restore.extend((step.offset + i * step.stride, step.extent, step.host)
+                               for i in range(min(count, most - len(restore))))
+
+    reads(steps, 1)
+    if not restore:
+        return                          # _checkpoint_reads refuses a schedule that never restores
+    homes = sorted((host, host + extent) for _, extent, host in restore)
+    if any(later[0] < earlier[1] for earlier, later in zip(homes, homes[1:])):
+        return                          # staged: one host area restores several payload bytes
+    compared: set = set()                               # the publications' saves compared so far
+    segments: list[tuple[int, int, int, str, object]] = []  # (payload start, extent, host, name, at)
+    position = 0
+
+    def writes(steps, where: str) -> None:
+        nonlocal position, segments
+        for index, step in enumerate(steps):
+            kind, name = step.kind.name, f"{where}step {index}"
+            if kind == "repeat":
+                for _ in range(min(step.count, 2 if _publishes(step.body) else most)):
+                    writes(step.body, f"{name}'s body: ")
+            elif kind in _RESETS:
+                position, segments = 0, []
+            elif kind in ("write", "write_at") and step.file == "checkpoint-out" and step.extent:
+                start = position if kind == "write" else step.offset
+                if len(segments) < most:
+                    segments.append((start, step.extent, step.host, f"{name} ({kind})", step.at))
+                position = start + step.extent if kind == "write" else max(position, start + step.extent)
+            elif kind == "checkpoint_publish":
+                if tuple(segments) not in compared:
+                    compared.add(tuple(segments))
+                    _compare_homes(plan, segments, restore, payload, out)
+
+    writes(steps, "")
+
+
+def _resident_of(plan: Plan, address: int) -> str:
+    """`parameters` (the global resident holding `address`, at its offset), else the buffer."""
+    for resident in plan.arena.globals:
+        if resident.address <= address < resident.address + resident.size:
+            offset = address - resident.address
+            return f"resident {resident.name}" + (f" at offset {offset:,}" if offset else "")
+    for buffer in plan.host_buffers:
+        if buffer.gpu_address <= address < buffer.gpu_address + buffer.size:
+            return f"buffer {buffer.name} at offset {address - buffer.gpu_address:,}"
+    return f"host address {address:#x}"
+
+
+def _compare_homes(plan: Plan, segments, restore, payload: int, out: list) -> None:
+    """One publication's save against the restore: the first payload range each save step
+    writes from another place than the restore reads it into (one finding per step)."""
+    for start, extent, host, name, at in segments:
+        for r_start, r_extent, r_host in sorted(restore):
+            low, high = max(start, r_start), min(start + extent, r_start + r_extent, payload)
+            if low >= high or host - start == r_host - r_start:
+                continue
+            saved, restored = host + (low - start), r_host + (low - r_start)
+            finding = Finding(
+                "host-step",
+                f"the host's {name} writes checkpoint payload bytes [{low:,}, {high:,}) from "
+                f"{span(saved, high - low)} ({_resident_of(plan, saved)}), but a resume reads those bytes "
+                f"into {span(restored, high - low)} ({_resident_of(plan, restored)}): a resume would load "
+                f"what {_resident_of(plan, saved)} held there as {_resident_of(plan, restored)} and train "
+                f"from it; write the "
+                f"checkpoint from the address its checkpoint-in Read fills ({restored:#x}), or read it back "
+                f"into the one this Write saves ({saved:#x})", at)
+            if all(f.message != finding.message for f in out):
+                out.append(finding)
+            break
