@@ -106,8 +106,8 @@ def test_a_comment_whose_at_sign_starts_another_word_stays_a_comment(tmp_path):
 
 @pytest.mark.parametrize("old, new, says", [
     ("//@ param 1 scalar N", "//@ param 99999999999999999999999 scalar N",
-     ":4:11: parameter word 99999999999999999999999 is past every launch's parameters (at most 1024 bytes: words 0 "
-     "to 127)"),
+     ":4:11: parameter word 99999999999999999999999 is past every launch's parameters (at most 496 bytes: words 0 "
+     "to 61)"),
     ("//@ param 1 scalar N", "//@ param 128 unused", ":4:11: parameter word 128 is past every launch's parameters"),
     ("//@ block 64", "//@ block 0", ":2:11: a block has at least 1 thread in each dimension, not 0; a kernel's block "
                                     "is declared as '//@ block X [Y [Z]]'"),

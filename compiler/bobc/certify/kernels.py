@@ -117,9 +117,11 @@ _LINE = re.compile(r"^\s*//@\s*")
 # a comment that opens like a contract line but is not written `//@` (`// @ block 64`, `#@ block 64`): a plain
 # comment to the assembler, so the check it was written to declare would silently go away
 _SPACED_LINE = re.compile(r"^\s*(?://\s+|#\s*)(@)")
-# a launch's parameters lie in its bank 0 image, at most PARAMETER_BYTES on any target (the largest
-# Target.parameter_block_bytes): no word past LAST_WORD can be set
-PARAMETER_BYTES = max(target.parameter_block_bytes for target in TARGETS.values())
+# a launch's parameters lie in its bank 0 image from the target's parameter base, at most
+# PARAMETER_BYTES on any target (the most room any Target's bank 0 image has past its parameter
+# base: sm_90's 1024 - 0x210 = 496; counting the whole image, 1024, let words 62..127 pass here,
+# words no launch can set; probe s40 docs9): no word past LAST_WORD can be set
+PARAMETER_BYTES = max(target.parameter_block_bytes - target.parameter_base for target in TARGETS.values())
 LAST_WORD = PARAMETER_BYTES // 8 - 1
 # the bits of each term a condition may test (lo[i], hi[i]: 32; word[i]: 64)
 _TERM_BITS = {"lo": 32, "hi": 32, "word": 64}

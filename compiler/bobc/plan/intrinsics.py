@@ -102,6 +102,23 @@ def _missing_source_hint(source: str, folders, name: str = "") -> str:
     return f"{rule}, as {shown} is" if example else f"{rule}, e.g. {shown}"
 
 
+def _not_a_source_file(source: str, folders, target):
+    """(the path, what is there) for the first candidate of `source` (its variant for `target`,
+    then itself, per folder) that is there but is not a regular file (a FIFO, a folder, a broken
+    link), else None: such a path was said to be in none of the folders, with a did-you-mean of
+    another kernel (probe s40 docs9 finding 2)."""
+    from ..kernel_search import variant_path
+    from ..language.modules import not_a_file
+
+    for folder in folders:
+        base = Path(folder) / source
+        for candidate in (variant_path(base, target), base):
+            what = not_a_file(candidate)
+            if what is not None:
+                return candidate, what
+    return None
+
+
 def _kernel_source(program, source: str, target, at=None, name: str = "") -> Path:
     """The source named relative to specs/ (or another folder of the search path), or its
     variant for `target` beside it (bobc.kernel_search.find_named).  The candidates found
@@ -118,6 +135,14 @@ def _kernel_source(program, source: str, target, at=None, name: str = "") -> Pat
         raise BobcError(error.message, error.span or at, hint=error.hint) from None
     note_absent(missing, target)
     if found is None:
+        there = _not_a_source_file(source, folders, target)
+        if there is not None:         # something is at the path, as a module's is refused (language.modules)
+            from ..errors import shown_path
+
+            raise BobcError(f"kernel source {shown_plan_text(source)}: {shown_path(there[0])} is {there[1]}, "
+                            f"not a SASS source file", at,
+                            hint="a kernel source is a regular file of SASS text (or a link to one); put the "
+                                 "kernel there, or name the file that holds it")
         raise BobcError(f"kernel source {shown_plan_text(source)} is in none of: {', '.join(str(f) for f in folders)}", at,
                         hint=_missing_source_hint(source, folders, name))
     return found
