@@ -122,19 +122,38 @@ def _halves(u) -> tuple[np.ndarray, np.ndarray]:
             (u >> 16).astype(np.uint16).view(np.float16).astype(np.float32))
 
 
+# The NaN a GPU's arithmetic writes (docs/simulator.md, "NaN, infinity, -0 and subnormal results"): one
+# canonical NaN a format, whatever the inputs' payloads and signs -- NVIDIA's math_constants.h CUDART_NAN_F
+# (binary32) and cuda_fp16.hpp / cuda_bf16.hpp CUDART_NAN_FP16 / CUDART_NAN_BF16 ("canonical NaN"), which
+# those headers' host conversions float -> half / bfloat16 also write for every NaN input; NumPy would
+# keep an input's payload and sign, or write x86's default NaN 0xffc00000.
+CANONICAL_NAN32 = np.uint32(0x7FFFFFFF)
+CANONICAL_NAN16 = np.uint32(0x7FFF)         # binary16 and bfloat16 alike
+
+
+def _bits32(value) -> np.ndarray:
+    """A binary32 result's bits: a NaN is the canonical 0x7fffffff."""
+    value = np.asarray(value, dtype=np.float32)
+    return np.where(np.isnan(value), CANONICAL_NAN32, value.view(np.uint32)).astype(np.uint32)
+
+
 def _pack(low, high) -> np.ndarray:
-    """Two lanes rounded to binary16 (nearest even) and packed, low lane in bits 15:0."""
-    lo = np.asarray(low).astype(np.float16).view(np.uint16).astype(np.uint32)
-    hi = np.asarray(high).astype(np.float16).view(np.uint16).astype(np.uint32)
-    return lo | (hi << 16)
+    """Two lanes rounded to binary16 (nearest even) and packed, low lane in bits 15:0; a NaN lane is
+    the canonical 0x7fff."""
+    def bits(x):
+        x = np.asarray(x)
+        with np.errstate(over="ignore", invalid="ignore"):
+            h = x.astype(np.float16).view(np.uint16).astype(np.uint32)
+        return np.where(np.isnan(x), CANONICAL_NAN16, h).astype(np.uint32)
+    return bits(low) | (bits(high) << 16)
 
 
 def _bf16(x) -> np.ndarray:
-    """binary32 -> bfloat16 bits, round to nearest even (NaN kept quiet)."""
+    """binary32 -> bfloat16 bits, round to nearest even; a NaN is the canonical 0x7fff."""
     u = _u(np.asarray(x, dtype=np.float32)).astype(np.uint64)
     rounded = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
     nan = np.isnan(np.asarray(x, dtype=np.float32))
-    return np.where(nan, (u >> 16) | 0x40, rounded).astype(np.uint32) & 0xFFFF
+    return np.where(nan, np.uint64(CANONICAL_NAN16), rounded).astype(np.uint32) & 0xFFFF
 
 
 def _ftz32(x):
@@ -158,9 +177,6 @@ def _round_f32(x64, mode: str):
         if mode == "RP":
             return np.where(back < x64, np.nextafter(r, np.float32(np.inf)), r)
     raise ValueError(mode)
-
-
-CANONICAL_NAN32 = np.uint32(0x7FFFFFFF)     # PTX's canonical NaN (binary16's: 0x7fff)
 
 
 def _min_max_nan(a, b, nan_modifier: bool):
@@ -1716,7 +1732,7 @@ class Launch:
             value = np.where(np.isnan(value), np.float32(0), np.clip(value, 0, 1)).astype(np.float32)
         if "FTZ" in mods:
             value = _ftz32(value)
-        self._dst(ins, d, self._full(_u(value)), mask)
+        self._dst(ins, d, self._full(_bits32(value)), mask)
 
     def _fp_inputs(self, ins, mods, operands):
         unknown = [m for m in mods if m not in ("FTZ", "SAT", "RN")]
@@ -2073,7 +2089,7 @@ class Launch:
         if accumulate == "F32":
             for r in range(4):
                 value = D[:, g + 8 * (r // 2), 2 * t + r % 2].astype(np.float32).reshape(-1)
-                self._dst(ins, o[0], _u(value), lanes if mask is not True else mask, r)
+                self._dst(ins, o[0], _bits32(value), lanes if mask is not True else mask, r)
         else:
             for r in range(2):
                 value = _pack(D[:, g + 8 * r, 2 * t], D[:, g + 8 * r, 2 * t + 1]).reshape(-1)
@@ -2362,7 +2378,7 @@ class Launch:
             c = self.regs[accumulators, lanes].view(np.float32).astype(np.float64)
             with np.errstate(all="ignore"):
                 d = (product[rows, columns] + c).astype(np.float32)
-            self.regs[accumulators, lanes] = d.view(np.uint32)
+            self.regs[accumulators, lanes] = _bits32(d)
             groups = self.mma_groups.setdefault(int(warp), [])
             if not groups or groups[-1][1]:
                 groups.append([np.zeros(self.shared_bytes, dtype=bool), False])
