@@ -253,6 +253,10 @@ CASES = {
                     False, False),
     "max_f32": ("max.f32 %r10, %r2, %r3;",
                 lambda a, b, c, d: _min_max(_f32(a), _f32(b), True, False, NAN32, _bits32), False, False),
+    "min_f32_ba": ("min.f32 %r10, %r3, %r2;",
+                   lambda a, b, c, d: _min_max(_f32(b), _f32(a), False, False, NAN32, _bits32), False, False),
+    "min_nan_f32": ("min.NaN.f32 %r10, %r2, %r3;",
+                    lambda a, b, c, d: _min_max(_f32(a), _f32(b), False, True, NAN32, _bits32), False, False),
     "cvt_rni_f32": ("cvt.rni.f32.f32 %r10, %r2;",
                     lambda a, b, c, d: (lambda x: NAN32 if math.isnan(x) else
                                         _bits32(x if math.isinf(x) or x == 0 else
@@ -275,6 +279,12 @@ CASES = {
                   lambda a, b, c, d: _halves(lambda x, y, z: r16(_mul(x, y)), a, b), False, False),
     "fma_f16x2": ("fma.rn.f16x2 %r10, %r2, %r3, %r4;",
                   lambda a, b, c, d: _halves(lambda x, y, z: r16(_fma(x, y, z)), a, b, c), False, False),
+    "min_f16x2_ba": ("min.f16x2 %r10, %r3, %r2;",
+                     lambda a, b, c, d: _halves(lambda x, y, z: _min_max(y, x, False, False, NAN16, _bits16), a, b),
+                     False, False),
+    "max_nan_f16x2": ("max.NaN.f16x2 %r10, %r2, %r3;",
+                      lambda a, b, c, d: _halves(lambda x, y, z: _min_max(x, y, True, True, NAN16, _bits16), a, b),
+                      False, False),
     "copy_b32": ("mov.b32 %r10, %r2;", lambda a, b, c, d: a, False, False),
     "selp_f32": ("setp.ne.u32 %p1, %r4, 0; selp.f32 %r10, %r2, %r3, %p1;",
                  lambda a, b, c, d: a if c else b, False, False),

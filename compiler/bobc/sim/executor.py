@@ -185,6 +185,17 @@ def _min_max_nan(a, b, nan_modifier: bool):
     return (a_nan | b_nan) if nan_modifier else (a_nan & b_nan)
 
 
+def _min_max(a, b, take_min, nan_modifier: bool, nan):
+    """PTX min / max (f32, f16, f16x2): a NaN input gives the other input; both NaN, or either with .NaN,
+    `nan` (the canonical NaN); +0.0 > -0.0 (NumPy's fmin / fmax return either zero, by operand order)."""
+    with np.errstate(invalid="ignore"):
+        a_wins = np.where(take_min, a < b, a > b) | np.isnan(b)
+        zeros = (a == 0) & (b == 0)
+        a_wins = np.where(zeros, np.signbit(a) == np.asarray(take_min), a_wins)
+        value = np.where(a_wins, a, b)
+    return np.where(_min_max_nan(a, b, nan_modifier), nan, value)
+
+
 def _refuse_too_large(geometry: LaunchGeometry, threads: int, blocks: int) -> None:
     """Refuse, before anything is allocated, a launch past MAX_THREADS or MAX_SHARED_BYTES."""
     (gx, gy, gz), (bx, by, bz) = geometry.grid, geometry.block
@@ -1768,10 +1779,7 @@ class Launch:
         max.NaN), give the canonical NaN (0x7fffffff), never an input's payload."""
         a, b = self._fp_inputs(ins, tuple(m for m in mods if m != "NAN"), o[1:3])
         take_min = self.pred(ins, o[3])
-        with np.errstate(invalid="ignore"):
-            value = np.where(take_min, np.fmin(a, b), np.fmax(a, b))
-            value = np.where(_min_max_nan(a, b, "NAN" in mods), _f(CANONICAL_NAN32), value)
-        self._fset(ins, o[0], value, mask)
+        self._fset(ins, o[0], _min_max(a, b, take_min, "NAN" in mods, _f(CANONICAL_NAN32)), mask)
 
     _FCOMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
                  "GT": np.greater, "GE": np.greater_equal}
@@ -1925,8 +1933,7 @@ class Launch:
         take_min = self.pred(ins, o[3])
 
         def pick(a, b):
-            value = np.where(take_min, np.fmin(a, b), np.fmax(a, b))
-            return np.where(_min_max_nan(a, b, "NAN" in mods), _f(CANONICAL_NAN32), value)
+            return _min_max(a, b, take_min, "NAN" in mods, _f(CANONICAL_NAN32))
         self._half_result(ins, tuple(m for m in mods if m != "NAN"), o[0], pick(al, bl), pick(ah, bh), mask)
 
     def op_F2FP(self, ins, mods, o, mask):
