@@ -1711,15 +1711,19 @@ class Launch:
                      "U16": (0, 2**16 - 1), "S16": (-2**15, 2**15 - 1),
                      "U8": (0, 2**8 - 1), "S8": (-2**7, 2**7 - 1),
                      "U64": (0, 2**64 - 1), "S64": (-2**63, 2**63 - 1)}[kind]
+        # a NaN (PTX cvt, float-to-integer): 0, unless the source is .f64 or the destination 64 bits wide,
+        # then 1 << (the destination's bits - 1): MININT for a signed one, written sign-extended
         nan = np.isnan(r)
+        nan_bits = 0 if "F64" not in mods and not kind.endswith("64") else low or 1 << (int(kind[1:]) - 1)
         r = np.where(nan, 0.0, r)
         if kind.endswith("64"):
             out = np.array([low if v <= low else high if v >= high else int(v) for v in r.tolist()], dtype=object)
             bits = np.array([int(v) & (2**64 - 1) for v in out], dtype=np.uint64)
+            bits = np.where(nan, np.uint64(nan_bits & (2**64 - 1)), bits)
             self._dst(ins, o[0], (bits & MASK32).astype(np.uint32), mask)
             self._dst(ins, o[0], (bits >> np.uint64(32)).astype(np.uint32), mask, 1)
             return
-        r = np.clip(r, low, high).astype(np.int64)
+        r = np.where(nan, nan_bits, np.clip(r, low, high).astype(np.int64))
         self._dst(ins, o[0], (r & 0xFFFFFFFF).astype(np.uint32), mask)
 
     def op_FRND(self, ins, mods, o, mask):
