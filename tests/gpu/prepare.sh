@@ -86,8 +86,9 @@ for kernel in ("rounding", "integer_forms", "wide_compares", "half_forms", "wide
                  "-o", f"{d}/{kernel}.bobc.cubin"]) == 0
 assert main(["asm", "tests/sass/data/i2i_bits.sass", "--arch", "sm_90", "--cubin", "-o", f"{d}/i2i_bits.cubin"]) == 0
 PYEOF
-# the simulator's readings of session 37's integer forms, ptxas's cubin and bobc's (from its nvdisasm listing)
-# of each sm_90 kernel: tests/sass/test_sim_probe_s37_sassforms3.py's (tests/gpu/test_sim_probes_gpu.py) and
+# the simulator's readings of session 37's integer forms and session 40's float specials (NaN, inf, -0,
+# subnormal operands), ptxas's cubin and bobc's (from its nvdisasm listing) of each sm_90 kernel:
+# tests/sass/test_sim_probe_s37_sassforms3.py's and test_sim_probe_s40_nanbits.py's (tests/gpu/test_sim_probes_gpu.py) and
 # tests/sass/test_int_forms.py's of the corpus's int_forms.ptx / sm90_int_forms.ptx (tests/gpu/test_int_forms_gpu.py)
 rm -rf .device/sim-probes && mkdir -p .device/sim-probes
 "$PY" - <<'PYEOF'
@@ -97,6 +98,7 @@ from bobc.nvtools import nvdisasm, ptxas
 from bobc.sass.learn import PTX_CORPUS
 from tests.sass.test_int_forms import gpu_cases
 from tests.sass.test_sim_probe_s37_sassforms3 import sm90_cases
+from tests.sass.test_sim_probe_s40_nanbits import sm90_cases as sm90_float_cases
 d = ".device/sim-probes"
 
 
@@ -110,7 +112,7 @@ def both(ptx: str, kernel: str, arch: str = "sm_90") -> None:
                  "-o", f"{d}/{kernel}.bobc.cubin"]) == 0
 
 
-for name, (ptx, _) in sorted(sm90_cases().items()):
+for name, (ptx, _) in sorted({**sm90_cases(), **sm90_float_cases()}.items()):
     open(f"{d}/{name}.ptx", "w").write(ptx)
     both(f"{d}/{name}.ptx", name)
 for kernel, (ptx, _, _) in sorted(gpu_cases().items()):

@@ -122,19 +122,38 @@ def _halves(u) -> tuple[np.ndarray, np.ndarray]:
             (u >> 16).astype(np.uint16).view(np.float16).astype(np.float32))
 
 
+# The NaN a GPU's arithmetic writes (docs/simulator.md, "NaN, infinity, -0 and subnormal results"): one
+# canonical NaN a format, whatever the inputs' payloads and signs -- NVIDIA's math_constants.h CUDART_NAN_F
+# (binary32) and cuda_fp16.hpp / cuda_bf16.hpp CUDART_NAN_FP16 / CUDART_NAN_BF16 ("canonical NaN"), which
+# those headers' host conversions float -> half / bfloat16 also write for every NaN input; NumPy would
+# keep an input's payload and sign, or write x86's default NaN 0xffc00000.
+CANONICAL_NAN32 = np.uint32(0x7FFFFFFF)
+CANONICAL_NAN16 = np.uint32(0x7FFF)         # binary16 and bfloat16 alike
+
+
+def _bits32(value) -> np.ndarray:
+    """A binary32 result's bits: a NaN is the canonical 0x7fffffff."""
+    value = np.asarray(value, dtype=np.float32)
+    return np.where(np.isnan(value), CANONICAL_NAN32, value.view(np.uint32)).astype(np.uint32)
+
+
 def _pack(low, high) -> np.ndarray:
-    """Two lanes rounded to binary16 (nearest even) and packed, low lane in bits 15:0."""
-    lo = np.asarray(low).astype(np.float16).view(np.uint16).astype(np.uint32)
-    hi = np.asarray(high).astype(np.float16).view(np.uint16).astype(np.uint32)
-    return lo | (hi << 16)
+    """Two lanes rounded to binary16 (nearest even) and packed, low lane in bits 15:0; a NaN lane is
+    the canonical 0x7fff."""
+    def bits(x):
+        x = np.asarray(x)
+        with np.errstate(over="ignore", invalid="ignore"):
+            h = x.astype(np.float16).view(np.uint16).astype(np.uint32)
+        return np.where(np.isnan(x), CANONICAL_NAN16, h).astype(np.uint32)
+    return bits(low) | (bits(high) << 16)
 
 
 def _bf16(x) -> np.ndarray:
-    """binary32 -> bfloat16 bits, round to nearest even (NaN kept quiet)."""
+    """binary32 -> bfloat16 bits, round to nearest even; a NaN is the canonical 0x7fff."""
     u = _u(np.asarray(x, dtype=np.float32)).astype(np.uint64)
     rounded = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
     nan = np.isnan(np.asarray(x, dtype=np.float32))
-    return np.where(nan, (u >> 16) | 0x40, rounded).astype(np.uint32) & 0xFFFF
+    return np.where(nan, np.uint64(CANONICAL_NAN16), rounded).astype(np.uint32) & 0xFFFF
 
 
 def _ftz32(x):
@@ -160,13 +179,21 @@ def _round_f32(x64, mode: str):
     raise ValueError(mode)
 
 
-CANONICAL_NAN32 = np.uint32(0x7FFFFFFF)     # PTX's canonical NaN (binary16's: 0x7fff)
-
-
 def _min_max_nan(a, b, nan_modifier: bool):
     """Where PTX min/max give the canonical NaN: both inputs NaN, or either with .NaN."""
     a_nan, b_nan = np.isnan(a), np.isnan(b)
     return (a_nan | b_nan) if nan_modifier else (a_nan & b_nan)
+
+
+def _min_max(a, b, take_min, nan_modifier: bool, nan):
+    """PTX min / max (f32, f16, f16x2): a NaN input gives the other input; both NaN, or either with .NaN,
+    `nan` (the canonical NaN); +0.0 > -0.0 (NumPy's fmin / fmax return either zero, by operand order)."""
+    with np.errstate(invalid="ignore"):
+        a_wins = np.where(take_min, a < b, a > b) | np.isnan(b)
+        zeros = (a == 0) & (b == 0)
+        a_wins = np.where(zeros, np.signbit(a) == np.asarray(take_min), a_wins)
+        value = np.where(a_wins, a, b)
+    return np.where(_min_max_nan(a, b, nan_modifier), nan, value)
 
 
 def _refuse_too_large(geometry: LaunchGeometry, threads: int, blocks: int) -> None:
@@ -1684,15 +1711,19 @@ class Launch:
                      "U16": (0, 2**16 - 1), "S16": (-2**15, 2**15 - 1),
                      "U8": (0, 2**8 - 1), "S8": (-2**7, 2**7 - 1),
                      "U64": (0, 2**64 - 1), "S64": (-2**63, 2**63 - 1)}[kind]
+        # a NaN (PTX cvt, float-to-integer): 0, unless the source is .f64 or the destination 64 bits wide,
+        # then 1 << (the destination's bits - 1): MININT for a signed one, written sign-extended
         nan = np.isnan(r)
+        nan_bits = 0 if "F64" not in mods and not kind.endswith("64") else low or 1 << (int(kind[1:]) - 1)
         r = np.where(nan, 0.0, r)
         if kind.endswith("64"):
             out = np.array([low if v <= low else high if v >= high else int(v) for v in r.tolist()], dtype=object)
             bits = np.array([int(v) & (2**64 - 1) for v in out], dtype=np.uint64)
+            bits = np.where(nan, np.uint64(nan_bits & (2**64 - 1)), bits)
             self._dst(ins, o[0], (bits & MASK32).astype(np.uint32), mask)
             self._dst(ins, o[0], (bits >> np.uint64(32)).astype(np.uint32), mask, 1)
             return
-        r = np.clip(r, low, high).astype(np.int64)
+        r = np.where(nan, nan_bits, np.clip(r, low, high).astype(np.int64))
         self._dst(ins, o[0], (r & 0xFFFFFFFF).astype(np.uint32), mask)
 
     def op_FRND(self, ins, mods, o, mask):
@@ -1716,7 +1747,7 @@ class Launch:
             value = np.where(np.isnan(value), np.float32(0), np.clip(value, 0, 1)).astype(np.float32)
         if "FTZ" in mods:
             value = _ftz32(value)
-        self._dst(ins, d, self._full(_u(value)), mask)
+        self._dst(ins, d, self._full(_bits32(value)), mask)
 
     def _fp_inputs(self, ins, mods, operands):
         unknown = [m for m in mods if m not in ("FTZ", "SAT", "RN")]
@@ -1752,10 +1783,7 @@ class Launch:
         max.NaN), give the canonical NaN (0x7fffffff), never an input's payload."""
         a, b = self._fp_inputs(ins, tuple(m for m in mods if m != "NAN"), o[1:3])
         take_min = self.pred(ins, o[3])
-        with np.errstate(invalid="ignore"):
-            value = np.where(take_min, np.fmin(a, b), np.fmax(a, b))
-            value = np.where(_min_max_nan(a, b, "NAN" in mods), _f(CANONICAL_NAN32), value)
-        self._fset(ins, o[0], value, mask)
+        self._fset(ins, o[0], _min_max(a, b, take_min, "NAN" in mods, _f(CANONICAL_NAN32)), mask)
 
     _FCOMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
                  "GT": np.greater, "GE": np.greater_equal}
@@ -1909,8 +1937,7 @@ class Launch:
         take_min = self.pred(ins, o[3])
 
         def pick(a, b):
-            value = np.where(take_min, np.fmin(a, b), np.fmax(a, b))
-            return np.where(_min_max_nan(a, b, "NAN" in mods), _f(CANONICAL_NAN32), value)
+            return _min_max(a, b, take_min, "NAN" in mods, _f(CANONICAL_NAN32))
         self._half_result(ins, tuple(m for m in mods if m != "NAN"), o[0], pick(al, bl), pick(ah, bh), mask)
 
     def op_F2FP(self, ins, mods, o, mask):
@@ -2073,7 +2100,7 @@ class Launch:
         if accumulate == "F32":
             for r in range(4):
                 value = D[:, g + 8 * (r // 2), 2 * t + r % 2].astype(np.float32).reshape(-1)
-                self._dst(ins, o[0], _u(value), lanes if mask is not True else mask, r)
+                self._dst(ins, o[0], _bits32(value), lanes if mask is not True else mask, r)
         else:
             for r in range(2):
                 value = _pack(D[:, g + 8 * r, 2 * t], D[:, g + 8 * r, 2 * t + 1]).reshape(-1)
@@ -2362,7 +2389,7 @@ class Launch:
             c = self.regs[accumulators, lanes].view(np.float32).astype(np.float64)
             with np.errstate(all="ignore"):
                 d = (product[rows, columns] + c).astype(np.float32)
-            self.regs[accumulators, lanes] = d.view(np.uint32)
+            self.regs[accumulators, lanes] = _bits32(d)
             groups = self.mma_groups.setdefault(int(warp), [])
             if not groups or groups[-1][1]:
                 groups.append([np.zeros(self.shared_bytes, dtype=bool), False])
