@@ -24,6 +24,10 @@ the arrive, into the phase; a wait that sees the phase acquires it.  Per shared 
 store (warp + 1, time) and the reads since (a mask of warps, the latest time) -- the reads' one time
 makes the check conservative where warps read a byte at different times and a later store is
 ordered after the earlier reads but not the latest.
+
+A fence (MEMBAR of .gpu / .sys scope) by a warp orders its own accesses and those its clock holds
+(fence(): its clock with its own entry now); bobc.sim.races uses that for what the warp's later
+atomics release to other blocks.
 """
 from __future__ import annotations
 
@@ -47,6 +51,7 @@ class WarpOrder:
         self.padded = padded
         self.warps = threads // WARP
         self.shared_bytes = shared_bytes
+        self.judged = self.per_block > 1 and shared_bytes > 0     # whether shared accesses are judged here
         self.time = 1
         self.clock = np.zeros((self.warps, self.per_block), dtype=np.int64)
         self.arrived: dict[tuple[int, int], np.ndarray] = {}       # (block, barrier) -> BAR.ARV arrivals' clock
@@ -80,6 +85,14 @@ class WarpOrder:
         return out
 
     # ------------------------------------------------------------ synchronization
+    def fence(self, warps: np.ndarray) -> np.ndarray:
+        """A fence by `warps` (global indices): each one's clock with its own entry now -- the
+        accesses a fence by it orders (bobc.sim.races: what its later atomics release)."""
+        self.time += 1
+        out = self.clock[warps].copy()
+        out[np.arange(warps.size), self._own(warps)] = self.time
+        return out
+
     def bar_arrive(self, block: int, barrier: int, warps) -> None:
         """BAR.ARV by `warps` (global warp indices) of `block`."""
         key = (block, barrier)
@@ -177,7 +190,8 @@ class WarpOrder:
             self.w_pc[index] = pc // 16
             self.r_mask[index] = 0
         else:
-            np.bitwise_or.at(self.r_mask, index, np.uint32(1) << own.astype(np.uint32))
+            bit = np.uint32(1) << own.astype(np.uint32)
+            np.bitwise_or.at(self.r_mask, index, bit)
             self.r_time[index] = self.time
             self.r_thread[index] = threads % self.padded
             self.r_pc[index] = pc // 16
