@@ -328,10 +328,13 @@ class Launch:
         self.descriptor_loaded: set[int] = set()
         self.touched = Residency(self.blocks)  # per instruction and block, the resident its accesses stay in
         # plain global accesses and synchronization, block by block, for the check that no two blocks race
-        self.order = BlockOrder(self.blocks, block, *memory.store_words()) if self.blocks > 1 else None
         # shared accesses and synchronization, warp by warp, for the check that no two warps of a block race
-        self.warp_order = WarpOrder(n, padded, geometry.shared_bytes) if padded > WARP and geometry.shared_bytes else None
+        # (and for the one between blocks: which warps' accesses a fence orders)
+        self.warp_order = (WarpOrder(n, padded, geometry.shared_bytes)
+                           if (padded > WARP and geometry.shared_bytes) or self.blocks > 1 else None)
+        self.order = BlockOrder(self.blocks, block, *memory.store_words(), self.warp_order) if self.blocks > 1 else None
         self.padded = padded
+        self.thread_warp = np.arange(n, dtype=np.int64) // WARP
         self.pc = np.zeros(n, dtype=np.int64)
         self.live = local < per_block
         self.waiting = np.zeros(n, dtype=bool)
@@ -709,7 +712,8 @@ class Launch:
             f"the blocks run in either order or at once",
             hint="give each block its own bytes to write (index by the block, SR_CTAID, and cover every "
                  "block in the pointers' extents), launch one block, or order the blocks: the writer's "
-                 "stores, MEMBAR.GPU (fence), then an atomic; the reader acts only after an atomic that "
+                 "stores, a BAR.SYNC where several warps stored, MEMBAR.GPU (fence) and an atomic by one "
+                 "thread; the reader acts only after an atomic that "
                  "reads the writer's value (as a split-K ticket does)")
         fault.launch, fault.pc, fault.places, fault.thread_named = self.g.name, pc1, (pc2,) if pc2 != pc1 else (), True
         fault.blocks = (b1, b2)
@@ -2308,6 +2312,7 @@ class Launch:
                 raise OutOfBounds(self.g.name, ins.pc, bad, width, what, "lies outside every arena resident")
             starts = starts.astype(np.uint64)
             self.touched.lanes = np.full(starts.size, block, dtype=np.int64)   # the residency rule's block
+            self.touched.warps = np.full(starts.size, lane // WARP, dtype=np.int64)
             self.addressing = None
             self.memory.read_rows(starts, width, size, self.g.name, ins.pc, what, self.touched)
         except OutOfBounds as fault:
@@ -2582,6 +2587,7 @@ class Launch:
             addresses = addresses + self.uregs[m.ureg].astype(np.uint64) + (
                 self.uregs[m.ureg + 1].astype(np.uint64) << np.uint64(32) if m.index == RZ else np.uint64(0))
         self.touched.lanes = self.block if mask is True else self.block[mask]
+        self.touched.warps = self.thread_warp if mask is True else self.thread_warp[mask]
         self.addressing = mask
         return addresses if mask is True else addresses[mask]
 
@@ -2634,6 +2640,7 @@ class Launch:
         addresses = (high << np.uint64(32)) + low + np.uint64(m.value & 0xFFFFFFFFFFFFFFFF)
         addresses = addresses if mask is True else addresses[mask]
         self.touched.lanes = self.block if mask is True else self.block[mask]    # the residency rule's blocks
+        self.touched.warps = self.thread_warp if mask is True else self.thread_warp[mask]
         self.addressing = mask
         window = (addresses >= np.uint64(self.shared_window)) & \
             (addresses < np.uint64(self.shared_window + SHARED_WINDOW_BYTES))
@@ -2829,7 +2836,7 @@ class Launch:
     def _order_warps(self, ins, index: np.ndarray, mask, writes: bool) -> None:
         """Record a plain shared access by the `mask` threads (`index`: [threads, bytes]) in the order of
         the block's warps (bobc.sim.warps); refuse one that races with another warp's."""
-        if self.warp_order is None:
+        if self.warp_order is None or not self.warp_order.judged:
             return
         threads = np.flatnonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)
         race = self.warp_order.access(index, threads, ins.pc, writes)
@@ -2887,7 +2894,7 @@ class Launch:
         full = (self.block * self.shared_bytes + np.where(used, offsets, 0)).reshape(-1, WARP)
         lane = np.arange(WARP)
         g, t = lane // 4, lane % 4
-        if self.warp_order is not None:
+        if self.warp_order is not None and self.warp_order.judged:
             self._order_warps(ins, (self.block * self.shared_bytes + offsets)[used][:, None] + np.arange(16), used, False)
         for i in range(count):
             rows = full[:, 8 * i:8 * i + 8]                                # [W, 8] row start bytes

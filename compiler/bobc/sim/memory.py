@@ -33,6 +33,7 @@ class Residency:
     def __init__(self, blocks: int):
         self.blocks = blocks
         self.lanes: np.ndarray | None = None
+        self.warps: np.ndarray | None = None     # the same threads' warps (for bobc.sim.races), or None
         self._owner: dict[int, np.ndarray] = {}
 
     def owners(self, pc: int, resident: np.ndarray) -> np.ndarray:
@@ -348,11 +349,12 @@ class Memory:
         (_declared refuses any other), so no block stores to them (most of what a launch reads)."""
         if self.races is None or touched is None or touched.lanes is None:
             return
-        lanes = touched.lanes
+        lanes, warps = touched.lanes, touched.warps
         if not writes and self.footprint is not None:
             near = self._may_be_written(addresses, size)
             addresses, lanes = addresses[near], lanes[near]
-        self.races.access(addresses, size, lanes, pc, writes)
+            warps = warps[near] if warps is not None else None
+        self.races.access(addresses, size, lanes, pc, writes, warps)
 
     def _may_be_written(self, addresses: np.ndarray, size: int) -> np.ndarray:
         """Which [address, address + size) overlap the launch's declared writes (set by _declared)."""
@@ -417,7 +419,8 @@ class Memory:
             self.accesses.read_rows(starts, width)
         if self.races is not None and touched is not None and touched.lanes is not None:
             near = self._may_be_written(starts, width) if self.footprint is not None else slice(None)
-            self.races.rows(starts[near], width, int(touched.lanes[0]), pc)
+            self.races.rows(starts[near], width, int(touched.lanes[0]), pc,
+                            int(touched.warps[0]) if touched.warps is not None else None)
 
     def store_bytes(self, addresses: np.ndarray, data: np.ndarray, launch: str, pc: int, what: str,
                     touched: Residency | None = None) -> None:

@@ -8,23 +8,30 @@ with an acquire pattern that observes it (an atomic reading the value written, o
 the release sequence the atomics on that location form).  Anything else between two blocks is a
 data race, and the GPU gives either order (or both: a read-modify-write seen twice or lost).
 
-Granularity: each block is one thread of this order (its accesses in the order the simulator
-issues them); ordering between the block's own threads (its barriers) is not judged here.  So a
-block's accesses before its fence are released by its next atomic whichever thread executes them
-(ptxas's pattern puts a BAR.SYNC between the threads' stores and the one thread's fence and
-atomic).  Atomics themselves never conflict (ATOMG / RED are not recorded as plain accesses).
+Granularity: a warp fences (its lanes are not told apart): a fence by a warp orders its own
+accesses before it and those of its block's other warps that the block's synchronization ordered
+before it (bobc.sim.warps: the warp's vector clock over its block's warps) -- so stores by several
+warps need a barrier before the one thread's fence and atomic (ptxas's pattern), as the PTX model
+says, or each warp's own fence before a barrier and the atomic.  An acquiring atomic orders its whole block's later accesses (the acquiring side does not
+tell the block's warps apart), and two warps of one block are not judged against each other here.
+Atomics themselves never conflict (ATOMG / RED are not recorded as plain accesses).
 
-Vector clocks, one per block (a dict: block -> epoch known to have happened before; its own
-epoch kept apart): a fence starts a new epoch and keeps the clock it closes as what the block's
-later atomics release; an atomic on a word first acquires (joins) what the word's release
-sequence holds, then adds its block's released clock to it.  Accesses are recorded as (word,
-segment, instruction, byte mask + store flag), a segment being a block's (epoch, clock) between
-two synchronizations; the check runs when the launch ends, on the words two blocks touch, one
-storing.
+Vector clocks, one per block (a dict: block -> its warps' times, bobc.sim.warps' one counter): a
+warp's fence keeps its warp clock (its own entry the fence's time) and its block's clock; an
+atomic on a word first acquires (joins) what the word's release sequence holds, then adds what
+its warp releases: the fences of its block's warps ordered before the atomic (its own last one;
+another warp's whose time the atomic's warp clock covers -- each warp's fence then a barrier then
+one thread's atomic), joined.  Accesses are recorded
+as (word, segment, warp, time, instruction, byte mask + store flag), a segment being a block's
+clock between two acquisitions; an access (block b, warp u, time t) happens before a segment
+whose clock holds b with u's entry above t.  The check runs when the launch ends, on the words two
+blocks touch, one storing.
 """
 from __future__ import annotations
 
 import numpy as np
+
+from .warps import WARP, WarpOrder
 
 WRITE = 0x10      # the store flag beside a record's 4-bit byte mask
 CHUNK = 1 << 17   # threads recorded at once
@@ -32,15 +39,21 @@ STORED, SHARED = 1, 2    # a place's flags: a block stored to it; two blocks tou
 
 
 def _join(a: dict | None, b: dict | None) -> dict | None:
+    """Two clocks joined (block -> its warps' times, elementwise greatest)."""
     if not b:
         return a
     if not a:
         return dict(b)
     out = dict(a)
     for k, v in b.items():
-        if out.get(k, -1) < v:
-            out[k] = v
+        mine = out.get(k)
+        out[k] = v if mine is None else np.maximum(mine, v)
     return out
+
+
+def _same(a: dict | None, b: dict | None) -> bool:
+    a, b = a or {}, b or {}
+    return a.keys() == b.keys() and all(np.array_equal(v, b[k]) for k, v in a.items())
 
 
 def _spans(places: np.ndarray, dtype) -> np.ndarray | tuple:
@@ -71,7 +84,7 @@ class BlockRace:
 
 
 class BlockOrder:
-    def __init__(self, blocks: int, block_of_thread: np.ndarray, starts: np.ndarray, ends: np.ndarray):
+    def __init__(self, blocks: int, block_of_thread: np.ndarray, starts: np.ndarray, ends: np.ndarray, warps=None):
         """`starts`, `ends`: the words stores can reach (sorted, disjoint [start, end) spans of
         address // 4).  A record keeps its word's place among them (a launch of 3,000 blocks records
         millions); an access to a word outside them is not recorded: no store can race with it."""
@@ -82,16 +95,26 @@ class BlockOrder:
         self.places = int(sizes.sum())
         self.place_type = np.uint32 if self.places < 1 << 32 else np.uint64
         self.block_of_thread = block_of_thread
+        # bobc.sim.warps.WarpOrder: the warps' clocks and time (threads padded to whole warps per block:
+        # thread // 32 is its warp); None: each block one warp (its threads, one per block, not padded)
+        if warps is None:
+            warps, self.warp_of_thread = WarpOrder(blocks * WARP, WARP, 0), np.asarray(block_of_thread)
+        else:
+            self.warp_of_thread = np.arange(block_of_thread.size, dtype=np.int64) // WARP
+        self.warps = warps
+        self.per_block = warps.per_block
         self.segment = np.arange(blocks, dtype=np.int64)       # each block's current segment
         self.seg_block = list(range(blocks))
-        self.seg_epoch = [0] * blocks
         self.seg_clock: list[dict | None] = [None] * blocks
-        self.epoch = [0] * blocks
-        self.clock: list[dict | None] = [None] * blocks       # other blocks' epochs acquired
-        self.released: list[dict | None] = [None] * blocks    # what the block's next atomic releases
+        self.clock: list[dict | None] = [None] * blocks       # what each block acquired: block -> its warps' times
+        # per warp, its last fence: its clock then (own entry the fence's time) and its block's clock then
+        self.fence_clock = np.zeros((warps.warps, self.per_block), dtype=np.int64)
+        self.fenced = np.zeros(warps.warps, dtype=bool)
+        self.fence_acquired: dict[int, dict | None] = {}
         self.sync: dict[int, dict] = {}                        # word address -> its release sequence's clock
-        # each recorded access: (places, run starts, run segments, flags, pc) -- its records' segments as
-        # runs (an access's threads come block by block), its flags one number where all are alike
+        # each recorded access: (places, run starts, run segments, run warps, flags, pc, time) -- its
+        # records' segments and warps (in their blocks) as runs (an access's threads come warp by warp),
+        # its flags one number where all are alike, the time (bobc.sim.warps) it was made at
         self._parts: list[tuple] = []
         # per place: a block that touched it + 1 (0: none yet), and flags STORED, SHARED (touched by
         # two blocks) -- zero-filled, so the pages of places never touched take no memory (the places
@@ -104,14 +127,17 @@ class BlockOrder:
     def _new_segment(self, b: int) -> None:
         self.segment[b] = len(self.seg_block)
         self.seg_block.append(b)
-        self.seg_epoch.append(self.epoch[b])
         self.seg_clock.append(self.clock[b])
 
-    def access(self, addresses: np.ndarray, size: int, blocks: np.ndarray, pc: int, writes: bool) -> None:
-        """Plain accesses of `size` bytes at `addresses` by threads of `blocks` (one per address)."""
+    def access(self, addresses: np.ndarray, size: int, blocks: np.ndarray, pc: int, writes: bool,
+               warps: np.ndarray | None = None) -> None:
+        """Plain accesses of `size` bytes at `addresses` by threads of `blocks` (one per address) and
+        of `warps` (their global warp indices; None: each block's first warp)."""
+        if warps is None:
+            warps = blocks.astype(np.int64) * self.per_block
         if addresses.size > CHUNK:     # in pieces: an access of 830,976 threads would hold ~150 MB of temporaries
             for k in range(0, addresses.size, CHUNK):
-                self.access(addresses[k:k + CHUNK], size, blocks[k:k + CHUNK], pc, writes)
+                self.access(addresses[k:k + CHUNK], size, blocks[k:k + CHUNK], pc, writes, warps[k:k + CHUNK])
             return
         if addresses.size == 0:
             return
@@ -123,14 +149,16 @@ class BlockOrder:
             masks = 0xF
             if count > 1:
                 blocks = np.repeat(blocks, count)
+                warps = np.repeat(warps, count)
         else:
             words = first
             offsets = (addresses % np.uint64(4)).astype(np.uint8)
             masks = (((1 << size) - 1) << offsets).astype(np.uint8)
-        self._record(words, blocks, pc, masks, writes)
+        self._record(words, blocks, warps, pc, masks, writes)
 
-    def rows(self, starts: np.ndarray, width: int, block: int, pc: int) -> None:
-        """A TMA copy's reads: rows [start, start + width) sharing their offset within a word."""
+    def rows(self, starts: np.ndarray, width: int, block: int, pc: int, warp: int | None = None) -> None:
+        """A TMA copy's reads, issued by `warp` (None: the block's first) of `block`: rows [start,
+        start + width) sharing their offset within a word."""
         if starts.size == 0:
             return
         offset = int(starts[0]) % 4
@@ -140,15 +168,17 @@ class BlockOrder:
         row_masks = np.array([((1 << int(h)) - 1) & ~((1 << int(lo)) - 1) for lo, h in zip(low, high)], dtype=np.uint8)
         words = ((starts.astype(np.uint64) // np.uint64(4))[:, None] + j.astype(np.uint64)).ravel()
         masks = int(row_masks[0]) if (row_masks == row_masks[0]).all() else np.tile(row_masks, starts.size)
-        self._record(words, np.full(words.size, block, dtype=np.int32), pc, masks, False)
+        warp = block * self.per_block if warp is None else warp
+        self._record(words, np.full(words.size, block, dtype=np.int32), np.full(words.size, warp, dtype=np.int64),
+                     pc, masks, False)
 
-    def _record(self, words, blocks, pc, masks, writes) -> None:
+    def _record(self, words, blocks, warps, pc, masks, writes) -> None:
         """`masks`: each word's byte mask (uint8), or one int for all."""
         k = np.searchsorted(self.span_starts, words, side="right").astype(np.int64) - 1
         inside = k >= 0
         inside &= words < self.span_ends[np.maximum(k, 0)] if self.span_ends.size else False
         if not inside.all():
-            words, blocks, k = words[inside], blocks[inside], k[inside]
+            words, blocks, warps, k = words[inside], blocks[inside], warps[inside], k[inside]
             if not isinstance(masks, int):
                 masks = masks[inside]
         if words.size == 0:
@@ -168,10 +198,11 @@ class BlockOrder:
             self._flags[places[shared]] |= SHARED
         # a place becomes suspect only when an access touches it: this one's say whether any is now
         self._any_suspect = self._any_suspect or bool(self._suspect(places).any())
-        runs = np.r_[0, np.flatnonzero(blocks[1:] != blocks[:-1]) + 1]
+        runs = np.r_[0, np.flatnonzero(warps[1:] != warps[:-1]) + 1]
         flags = masks | (WRITE if writes else 0) if isinstance(masks, int) else masks | np.uint8(WRITE if writes else 0)
         self._parts.append((_spans(places, self.place_type), runs.astype(np.int32),
-                            self.segment[blocks[runs]].astype(np.int32), flags, pc))
+                            self.segment[blocks[runs]].astype(np.int32), (warps[runs] % self.per_block).astype(np.uint8),
+                            flags, pc, self.warps.time))
 
     def _suspect(self, places: np.ndarray) -> np.ndarray:
         """Which places two blocks touch, one storing."""
@@ -182,38 +213,70 @@ class BlockOrder:
         return int(self.span_starts[k]) + place - int(self.span_first[k])
 
     def fence(self, threads) -> None:
-        """A fence of .gpu or .sys scope by `threads` (a mask, or True: all): each block executing it
-        starts a new epoch; its accesses until now are what its later atomics release."""
-        blocks = range(self.blocks) if threads is True else np.unique(self.block_of_thread[threads]).tolist()
-        for b in blocks:
-            self.released[b] = _join(self.clock[b], {b: self.epoch[b]})
-            self.epoch[b] += 1
-            self._new_segment(b)
+        """A fence of .gpu or .sys scope by `threads` (a mask, or True: all): each executing warp's
+        accesses until now, and those its block's synchronization ordered before it (its clock in
+        bobc.sim.warps), are fenced -- not its block's other warps' (PTX: a fence orders the
+        executing thread's accesses and those ordered before them)."""
+        warps = np.unique(self.warp_of_thread if threads is True else self.warp_of_thread[threads])
+        self.fence_clock[warps] = self.warps.fence(warps)
+        self.fenced[warps] = True
+        for w in warps.tolist():
+            self.fence_acquired[w] = self.clock[w // self.per_block]
+
+    def _released(self, w: int) -> dict | None:
+        """What an atomic by warp `w` releases now: the fences of its block's warps ordered before it
+        (its own last one, and another warp's whose time its clock covers: a barrier after that
+        warp's fence), each with what it fenced."""
+        b, own = divmod(w, self.per_block)
+        rows = slice(b * self.per_block, (b + 1) * self.per_block)
+        clocks = self.fence_clock[rows]
+        times = clocks[np.arange(self.per_block), np.arange(self.per_block)]
+        valid = self.fenced[rows] & (self.warps.clock[w] > times)
+        valid[own] = self.fenced[w]
+        if not valid.any():
+            return None
+        out = {b: clocks[valid].max(axis=0)}
+        seen = set()
+        for u in (np.flatnonzero(valid) + b * self.per_block).tolist():
+            acquired = self.fence_acquired.get(u)
+            if acquired and id(acquired) not in seen:
+                seen.add(id(acquired))
+                out = _join(out, acquired)
+        return out
 
     def atomic(self, addresses: np.ndarray, threads, returns: bool) -> None:
         """Atomics at `addresses` by `threads`, in the order the executor applies them: each
-        acquires its word's release sequence (an atomic returning the value it read) and adds the
-        release its block's last fence made."""
+        acquires its word's release sequence (an atomic returning the value it read; for its whole
+        block -- the block's other threads are not told apart here) and adds what its warp's
+        fences release (_released)."""
         blocks = self.block_of_thread if threads is True else self.block_of_thread[threads]
+        warps = self.warp_of_thread if threads is True else self.warp_of_thread[threads]
         words = (addresses.astype(np.uint64) // np.uint64(4)).tolist()
-        for word, b in zip(words, blocks.tolist()):
+        for word, b, w in zip(words, blocks.tolist(), warps.tolist()):
             held = self.sync.get(word)
             if returns and held:
                 joined = _join(self.clock[b], {k: v for k, v in held.items() if k != b})
-                if joined != self.clock[b]:
+                if not _same(joined, self.clock[b]):
                     self.clock[b] = joined
                     self._new_segment(b)
-            if self.released[b] is not None:
-                self.sync[word] = _join(held, self.released[b])
+            released = self._released(w) if self.fenced[w - w % self.per_block:w - w % self.per_block + self.per_block].any() else None
+            if released is not None:
+                self.sync[word] = _join(held, released)
 
     # ------------------------------------------------------------ when it ends
-    def _before(self, x: int, y: int) -> bool:
-        """Segment x happens before segment y (or both are one block's)."""
-        bx = self.seg_block[x]
-        if self.seg_block[y] == bx:
-            return True
-        clock = self.seg_clock[y]
-        return clock is not None and clock.get(bx, -1) >= self.seg_epoch[x]
+    def _before(self, segs_x, warps_x, times_x, segs_y) -> np.ndarray:
+        """Whether each access (segment, warp in its block, time) x happens before segment y: y's
+        block acquired a release of x's block that covers the warp's accesses up to that time."""
+        blocks_x = np.asarray(self.seg_block, dtype=np.int64)[segs_x]
+        nblocks = np.int64(self.blocks)
+        keys, inverse = np.unique(segs_y.astype(np.int64) * nblocks + blocks_x, return_inverse=True)
+        known = np.zeros((keys.size, self.per_block), dtype=np.int64)
+        for k, key in enumerate(keys.tolist()):
+            clock = self.seg_clock[key // self.blocks]
+            row = clock.get(key % self.blocks) if clock else None
+            if row is not None:
+                known[k] = row
+        return known[inverse.ravel(), warps_x.astype(np.int64)] > times_x
 
     def first_race(self) -> BlockRace | None:
         if not self._parts or self.blocks < 2:
@@ -223,25 +286,29 @@ class BlockOrder:
             self._first = self._flags = None
             return None
         kept = []
-        for held, runs, run_segs, flags, pc in self._parts:
+        for held, runs, run_segs, run_warps, flags, pc, time in self._parts:
             places = _places(held)
             keep = self._suspect(places)
             if keep.any():
-                segs = np.repeat(run_segs, np.diff(np.r_[runs, places.size]))
+                lengths = np.diff(np.r_[runs, places.size])
+                segs, warps = np.repeat(run_segs, lengths), np.repeat(run_warps, lengths)
                 flags = np.full(places.size, flags, dtype=np.uint8) if isinstance(flags, int) else flags
-                kept.append((places[keep], segs[keep], flags[keep], np.full(int(keep.sum()), pc, dtype=np.int32)))
+                n = int(keep.sum())
+                kept.append((places[keep], segs[keep], warps[keep], flags[keep], np.full(n, pc, dtype=np.int32),
+                             np.full(n, time, dtype=np.int64)))
         self._parts = []
         self._first = self._flags = None
         if not kept:
             return None
-        words, segs, flags, pcs = (np.concatenate(column) for column in zip(*kept))
+        words, segs, warps, flags, pcs, times = (np.concatenate(column) for column in zip(*kept))
         del kept
         blocks = np.asarray(self.seg_block, dtype=np.int32)[segs]
-        # one record per (word, segment, flags): the first instruction (in execution order) that made it
-        order = np.lexsort((flags, segs, words))
-        words, segs, pcs, flags, blocks = words[order], segs[order], pcs[order], flags[order], blocks[order]
-        first = np.r_[True, (words[1:] != words[:-1]) | (segs[1:] != segs[:-1]) | (flags[1:] != flags[:-1])]
-        words, segs, pcs, flags, blocks = words[first], segs[first], pcs[first], flags[first], blocks[first]
+        # one record per (word, segment, warp, flags): the latest (the hardest to have released)
+        order = np.lexsort((-times, flags, warps, segs, words))
+        words, segs, warps, pcs, flags, blocks, times = (x[order] for x in (words, segs, warps, pcs, flags, blocks, times))
+        first = np.r_[True, (words[1:] != words[:-1]) | (segs[1:] != segs[:-1]) | (warps[1:] != warps[:-1])
+                      | (flags[1:] != flags[:-1])]
+        words, segs, warps, pcs, flags, blocks, times = (x[first] for x in (words, segs, warps, pcs, flags, blocks, times))
         starts = np.flatnonzero(np.r_[True, words[1:] != words[:-1]])
         lengths = np.diff(np.r_[starts, words.size])
         group_start = np.repeat(starts, lengths)
@@ -255,11 +322,8 @@ class BlockOrder:
         i, j = i[conflict], j[conflict]
         if i.size == 0:
             return None
-        nseg = np.int64(len(self.seg_block))
-        keys, inverse = np.unique(segs[i].astype(np.int64) * nseg + segs[j], return_inverse=True)
-        ordered = np.array([self._before(int(k // nseg), int(k % nseg)) or self._before(int(k % nseg), int(k // nseg))
-                            for k in keys.tolist()], dtype=bool)
-        unordered = np.flatnonzero(~ordered[inverse.ravel()])
+        ordered = self._before(segs[i], warps[i], times[i], segs[j]) | self._before(segs[j], warps[j], times[j], segs[i])
+        unordered = np.flatnonzero(~ordered)
         if unordered.size == 0:
             return None
         a, b = int(i[unordered[0]]), int(j[unordered[0]])

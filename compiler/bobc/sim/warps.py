@@ -21,9 +21,15 @@ before time t.  A barrier, when it completes, joins its participants' clocks (an
 arrivals left) and sets each participant's entry to the time it completes (a waiting warp makes no
 access in between); an mbarrier arrive joins the arriving warp's clock, its own entry the time of
 the arrive, into the phase; a wait that sees the phase acquires it.  Per shared byte: the last
-store (warp + 1, time) and the reads since (a mask of warps, the latest time) -- the reads' one time
-makes the check conservative where warps read a byte at different times and a later store is
-ordered after the earlier reads but not the latest.
+store (warp + 1, time) and the reads since (a mask of warps and, while they all read it at one time,
+that time; where they read it at different times -- consumers on their own paths -- each reader's
+latest, so a store ordered after every reader's own read passes whenever each read).  The per-reader
+times are a zero-filled [bytes, warps] array written only for such bytes: untouched pages take no
+memory.
+
+A fence (MEMBAR of .gpu / .sys scope) by a warp orders its own accesses and those its clock holds
+(fence(): its clock with its own entry now); bobc.sim.races uses that for what the warp's later
+atomics release to other blocks.
 """
 from __future__ import annotations
 
@@ -47,6 +53,7 @@ class WarpOrder:
         self.padded = padded
         self.warps = threads // WARP
         self.shared_bytes = shared_bytes
+        self.judged = self.per_block > 1 and shared_bytes > 0     # whether shared accesses are judged here
         self.time = 1
         self.clock = np.zeros((self.warps, self.per_block), dtype=np.int64)
         self.arrived: dict[tuple[int, int], np.ndarray] = {}       # (block, barrier) -> BAR.ARV arrivals' clock
@@ -61,7 +68,9 @@ class WarpOrder:
         self.w_thread = np.zeros(size, dtype=np.uint16)   # its thread in the block and instruction // 16,
         self.w_pc = np.zeros(size, dtype=np.uint16)       # for the message
         self.r_mask = np.zeros(size, dtype=np.uint32)     # warps that read it since (bit per warp in the block)
-        self.r_time = np.zeros(size, dtype=np.int32)
+        self.r_time = np.zeros(size, dtype=np.int32)      # when they read it (each its latest read), while all alike
+        self.r_mixed = np.zeros(size, dtype=bool)         # they read it at different times: r_each holds them
+        self.r_each = np.zeros((size, self.per_block), dtype=np.int32)   # per reader, only where r_mixed
         self.r_thread = np.zeros(size, dtype=np.uint16)
         self.r_pc = np.zeros(size, dtype=np.uint16)
         self._shadow = True
@@ -80,6 +89,14 @@ class WarpOrder:
         return out
 
     # ------------------------------------------------------------ synchronization
+    def fence(self, warps: np.ndarray) -> np.ndarray:
+        """A fence by `warps` (global indices): each one's clock with its own entry now -- the
+        accesses a fence by it orders (bobc.sim.races: what its later atomics release)."""
+        self.time += 1
+        out = self.clock[warps].copy()
+        out[np.arange(warps.size), self._own(warps)] = self.time
+        return out
+
     def bar_arrive(self, block: int, barrier: int, warps) -> None:
         """BAR.ARV by `warps` (global warp indices) of `block`."""
         key = (block, barrier)
@@ -128,6 +145,7 @@ class WarpOrder:
             return
         self.w_warp[index] = 0
         self.r_mask[index] = 0
+        self.r_mixed[index] = False
 
     def access(self, index: np.ndarray, threads: np.ndarray, pc: int, writes: bool) -> WarpRace | None:
         """Plain accesses by `threads` to shared bytes `index` ([threads, size] or [threads]: the
@@ -156,7 +174,11 @@ class WarpOrder:
             readers = self.r_mask[index] & ~bit
             if readers.any():
                 k = np.flatnonzero(readers)
-                ordered = self.clock[warps[k]] > self.r_time[index[k]][:, None]        # [k, warps of the block]
+                times = np.repeat(self.r_time[index[k]][:, None], self.per_block, axis=1)   # [k, warps of the block]
+                mixed = self.r_mixed[index[k]]
+                if mixed.any():
+                    times[mixed] = self.r_each[index[k[mixed]]]
+                ordered = self.clock[warps[k]] > times
                 ok = (ordered.astype(np.uint64) << np.arange(self.per_block, dtype=np.uint64)).sum(axis=1)
                 bad = (readers[k].astype(np.uint64) & ~ok) != 0
                 if bad.any():
@@ -176,8 +198,20 @@ class WarpOrder:
             self.w_thread[index] = threads % self.padded
             self.w_pc[index] = pc // 16
             self.r_mask[index] = 0
+            self.r_mixed[index] = False
         else:
-            np.bitwise_or.at(self.r_mask, index, np.uint32(1) << own.astype(np.uint32))
+            bit = np.uint32(1) << own.astype(np.uint32)
+            # readers before this one that read at another time: keep each reader's time apart
+            mixed = self.r_mixed[index] | (((self.r_mask[index] & ~bit) != 0) & (self.r_time[index] != self.time))
+            if mixed.any():
+                m = index[mixed]
+                fresh = np.unique(m[~self.r_mixed[m]])
+                if fresh.size:          # the readers so far all read at r_time
+                    held = (self.r_mask[fresh][:, None] >> np.arange(self.per_block, dtype=np.uint32)) & 1
+                    self.r_each[fresh] = np.where(held != 0, self.r_time[fresh][:, None], 0)
+                self.r_each[m, own[mixed]] = self.time
+                self.r_mixed[m] = True
+            np.bitwise_or.at(self.r_mask, index, bit)
             self.r_time[index] = self.time
             self.r_thread[index] = threads % self.padded
             self.r_pc[index] = pc // 16
