@@ -567,7 +567,7 @@ class Machine:
             try:
                 data = read_exact_file(what, path)
             except Stop as stop:
-                self.fault(at, stop.status, stop.message.decode())
+                self.fault(at, stop.status, stop.message.decode("utf-8", "surrogateescape"))
             if len(data) != n[2]:
                 self.fault(at, EXIT_FILE, f"{what} {path}: {_count(len(data), 'byte')}, not the {n[2]} the program "
                                           "reads")
@@ -589,7 +589,7 @@ class Machine:
             try:
                 peer = Peer(c.data, n[0] != 0, self.peer_timeout_ms)
             except Stop as stop:
-                self.fault(at, stop.status, stop.message.decode())
+                self.fault(at, stop.status, stop.message.decode("utf-8", "surrogateescape"))
             self.peers.append(peer)
             self.slots[n[1]] = len(self.peers)
         elif code in (20, 21):
@@ -603,7 +603,7 @@ class Machine:
                 else:
                     self.state[n[1]:n[1] + n[2]] = peer.receive(n[2], self.peer_timeout_ms)
             except Stop as stop:
-                self.fault(at, stop.status, stop.message.decode())
+                self.fault(at, stop.status, stop.message.decode("utf-8", "surrogateescape"))
         elif code == 23:
             self.mappings.clear()
             self.session_open = False

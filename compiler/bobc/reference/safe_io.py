@@ -329,8 +329,10 @@ class OutputSet:
             refuse("path too long")
         if name.endswith("/"):
             refuse("ends with '/': an output is a file, not a folder")
-        folder, base = os.path.split(name)
-        folder = folder or "."
+        # the folder as host_io.c rt_io_add_output takes it: the path up to its last '/' as
+        # written ("a//o": "a/"), "/" for a name at the root, "." for a bare name
+        cut = name.rfind("/")
+        folder, base = ("." if cut < 0 else "/" if cut == 0 else name[:cut]), name[cut + 1:]
         if base in (".", ".."):
             refuse(f"'{base}' names a folder, not a file")
         try:
