@@ -2,7 +2,6 @@
 each test counts the work, never the time; the answers stay the same, only the waste goes."""
 from __future__ import annotations
 
-import pickle
 
 from bobc import cache, stored
 

@@ -1,7 +1,6 @@
 """The program residence (bobc.nvidia.residence): images whose launches read the program table
 from a copy in video memory, checked by decoding them (the QMD layouts' field tables, the
 pushbuffer decoder), by nvdisasm, and by running the stage in bobc's simulator."""
-import dataclasses
 import struct
 
 import numpy as np
@@ -10,7 +9,7 @@ import pytest
 import synthetic_bob as bob
 from bobc.certify.footprints import program_conflicts
 from bobc.errors import BobcError
-from bobc.nvidia import decode, pushbuffer, qmd
+from bobc.nvidia import decode, pushbuffer
 from bobc.nvidia.encode import encode_images
 from bobc.nvidia.residence import STAGE_UNIT
 from bobc.sim.qmd_reader import read_launch

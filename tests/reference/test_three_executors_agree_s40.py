@@ -9,7 +9,6 @@ Finding 1: `--version` alone is the host's version text, exit 0 (runtime_c/host_
 rt_host_version_asked); the reference and the simulator refused it as "given alone", exit 2."""
 from __future__ import annotations
 
-import os
 import struct
 import subprocess
 import sys

@@ -17,7 +17,7 @@ from bob_model.model import run_invocation
 from bobc.sim.host_adapter import host_plan
 from bobc.sim.invocation import simulate
 
-from .conftest import DATA, built_for
+from .conftest import built_for
 
 LOSS_RTOL, LOSS_ATOL = 1e-4, 1e-5        # row losses (tests/gpu/test_bob_host.py)
 PLANE_RTOL, PLANE_ATOL = 1e-3, 1e-6      # P, M after 10 updates

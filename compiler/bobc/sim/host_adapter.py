@@ -12,7 +12,6 @@ only this module (and the step handlers in invocation.py) change.
 """
 from __future__ import annotations
 
-import dataclasses
 
 import struct
 from dataclasses import dataclass
