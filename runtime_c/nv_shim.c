@@ -733,12 +733,33 @@ static int check_driver_version(rt_gpu *g)
                         nv_why(r2, why2, sizeof why2), sizeof small, g->target->driver_branch);
         }
     }
-    unsigned branch = (unsigned)strtoul(g->driver_version, NULL, 10);
-    step(g, "driver %s (branch %u, from %s)", g->driver_version, branch, source);
-    if (branch != g->target->driver_branch)
-        return fail(g, RT_EXIT_NO_GPU, "driver %s is branch %u, but this host was built for branch %u: "
-                    "the driver ABI differs between branches, refusing", g->driver_version, branch,
-                    g->target->driver_branch);
+    step(g, "driver %s (from %s)", g->driver_version, source);
+    char message[sizeof g->error];
+    int rc = rt_judge_driver_version(g->target, g->driver_version, message, sizeof message);
+    if (rc)
+        return fail(g, rc, "%s", message);
+    return 0;
+}
+
+int rt_judge_driver_version(const rt_target_facts *t, const char *version, char *message, size_t size)
+{
+    /* BRANCH.MINOR...: decimal digits, a dot, decimal digits (580.95.05); what follows is not read */
+    const char *p = version;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    size_t branch_digits = (size_t)(p - version);
+    if (branch_digits == 0 || branch_digits > 9 || p[0] != '.' || !(p[1] >= '0' && p[1] <= '9')) {
+        snprintf(message, size, "the driver reports version '%.63s', which is not BRANCH.MINOR[.PATCH]: cannot tell "
+                 "its branch (this host speaks branch %u), refusing", version, t->driver_branch);
+        return RT_EXIT_NO_GPU;
+    }
+    unsigned long branch = strtoul(version, NULL, 10);
+    if (branch != t->driver_branch) {
+        snprintf(message, size, "driver %s is branch %lu, but this host was built for branch %u: the driver ABI "
+                 "differs between branches, refusing; run it on a node with a %u.x driver", version, branch,
+                 t->driver_branch, t->driver_branch);
+        return RT_EXIT_NO_GPU;
+    }
     return 0;
 }
 

@@ -1724,6 +1724,34 @@ static void test_class_list_verdicts(void)
 #undef N
 }
 
+/* The branch rule: the ioctl layouts are those of branch 580 (nv_rm.h), so 580.x passes and any
+ * other branch is refused by name (exit 6), as is a version the host cannot read (an empty or
+ * garbled answer used to be refused as "driver  is branch 0"). */
+static void test_driver_branch_verdicts(void)
+{
+    char m[512];
+    const char *accepted[] = { "580.65.06", "580.95.05", "580.159.04", "580.82", "580.95.05 " };
+    for (unsigned i = 0; i < sizeof accepted / sizeof accepted[0]; i++)
+        for (int k = 0; k < 2; k++)
+            CHECK(rt_judge_driver_version(k ? &RT_TARGET_SM90 : &RT_TARGET_SM86, accepted[i], m, sizeof m) == 0,
+                  "%s refused: %s", accepted[i], m);
+    int rc = rt_judge_driver_version(&RT_TARGET_SM86, "590.12.03", m, sizeof m);
+    CHECK(rc == RT_EXIT_NO_GPU && !strcmp(m, "driver 590.12.03 is branch 590, but this host was built for branch 580: "
+                                               "the driver ABI differs between branches, refusing; run it on a node "
+                                               "with a 580.x driver"), "590: %s", m);
+    const char *other[] = { "575.57.08", "570.172.08", "550.163.01", "5800.1", "58.0" };
+    for (unsigned i = 0; i < sizeof other / sizeof other[0]; i++) {
+        rc = rt_judge_driver_version(&RT_TARGET_SM86, other[i], m, sizeof m);
+        CHECK(rc == RT_EXIT_NO_GPU && strstr(m, other[i]) && strstr(m, "built for branch 580"), "%s: %s", other[i], m);
+    }
+    const char *unreadable[] = { "", "580", "580.", "580abc.1", ".580.1", "580.x", "rel580.1" };
+    for (unsigned i = 0; i < sizeof unreadable / sizeof unreadable[0]; i++) {
+        rc = rt_judge_driver_version(&RT_TARGET_SM90, unreadable[i], m, sizeof m);
+        CHECK(rc == RT_EXIT_NO_GPU && strstr(m, "not BRANCH.MINOR[.PATCH]") && strstr(m, "speaks branch 580"),
+              "'%s': %s", unreadable[i], m);
+    }
+}
+
 static void test_shim_cpu(void)
 {
     CHECK(rt_target_named("sm_90") == &RT_TARGET_SM90, "sm_90 row");
@@ -1740,6 +1768,7 @@ static void test_shim_cpu(void)
     CHECK((uint32_t)e == 0x345678A0u, "entry dword0 0x%08x", (uint32_t)e);
     CHECK((uint32_t)(e >> 32) == (0x12u | (5u << 10)), "entry dword1 0x%08x", (uint32_t)(e >> 32));
     test_class_list_verdicts();
+    test_driver_branch_verdicts();
     if (!rt_gpu_present()) {
         rt_gpu g;
         int rc = rt_gpu_open(&g, &RT_TARGET_SM90, NULL);
