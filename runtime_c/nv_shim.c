@@ -733,7 +733,7 @@ static int check_driver_version(rt_gpu *g)
                         nv_why(r2, why2, sizeof why2), sizeof small, g->target->driver_branch);
         }
     }
-    step(g, "driver %s (from %s)", g->driver_version, source);
+    step(g, "driver %s (branch %lu, from %s)", g->driver_version, strtoul(g->driver_version, NULL, 10), source);
     char message[sizeof g->error];
     int rc = rt_judge_driver_version(g->target, g->driver_version, message, sizeof message);
     if (rc)
