@@ -28,6 +28,9 @@
 #define AMPERE_COMPUTE_A          0x0000C6C0u  /* GA100: named only (bobc.targets.CLASS_NAMES) */
 #define AMPERE_COMPUTE_B          0x0000C7C0u
 #define HOPPER_COMPUTE_A          0x0000CBC0u
+#define ADA_COMPUTE_A             0x0000C9C0u  /* AD10x: named only */
+#define BLACKWELL_COMPUTE_A       0x0000CDC0u  /* GB100: named only */
+#define BLACKWELL_COMPUTE_B       0x0000CEC0u  /* GB20x: named only */
 #define AMPERE_DMA_COPY_B         0x0000C7B5u
 #define HOPPER_DMA_COPY_A         0x0000C8B5u
 
@@ -53,5 +56,21 @@ extern const rt_target_facts RT_TARGET_SM90;
 
 /* NULL when unknown. */
 const rt_target_facts *rt_target_named(const char *name);
+
+/* A compute class the RM may list, and the GPUs it means (bobc.targets.COMPUTE_CLASS_GPUS):
+ * what a host refusing a GPU says it found. */
+typedef struct rt_compute_class_facts {
+    uint32_t    compute_class;
+    const char *name;                   /* "ADA_COMPUTE_A" */
+    const char *gpus;                   /* "Ada AD10x (RTX 40xx, L4, L40)" */
+    const char *compute_capability;     /* "8.9" */
+} rt_compute_class_facts;
+
+/* NULL when the class is not a compute class of the table. */
+const rt_compute_class_facts *rt_compute_class(uint32_t compute_class);
+/* The target whose compute class this is; NULL when bobc has none for it. */
+const rt_target_facts *rt_target_for_compute_class(uint32_t compute_class);
+/* "sm_86, sm_90": every target's name. */
+const char *rt_target_names(void);
 
 #endif

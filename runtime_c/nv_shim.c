@@ -733,12 +733,33 @@ static int check_driver_version(rt_gpu *g)
                         nv_why(r2, why2, sizeof why2), sizeof small, g->target->driver_branch);
         }
     }
-    unsigned branch = (unsigned)strtoul(g->driver_version, NULL, 10);
-    step(g, "driver %s (branch %u, from %s)", g->driver_version, branch, source);
-    if (branch != g->target->driver_branch)
-        return fail(g, RT_EXIT_NO_GPU, "driver %s is branch %u, but this host was built for branch %u: "
-                    "the driver ABI differs between branches, refusing", g->driver_version, branch,
-                    g->target->driver_branch);
+    step(g, "driver %s (branch %lu, from %s)", g->driver_version, strtoul(g->driver_version, NULL, 10), source);
+    char message[sizeof g->error];
+    int rc = rt_judge_driver_version(g->target, g->driver_version, message, sizeof message);
+    if (rc)
+        return fail(g, rc, "%s", message);
+    return 0;
+}
+
+int rt_judge_driver_version(const rt_target_facts *t, const char *version, char *message, size_t size)
+{
+    /* BRANCH.MINOR...: decimal digits, a dot, decimal digits (580.95.05); what follows is not read */
+    const char *p = version;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    size_t branch_digits = (size_t)(p - version);
+    if (branch_digits == 0 || branch_digits > 9 || p[0] != '.' || !(p[1] >= '0' && p[1] <= '9')) {
+        snprintf(message, size, "the driver reports version '%.63s', which is not BRANCH.MINOR[.PATCH]: cannot tell "
+                 "its branch (this host speaks branch %u), refusing", version, t->driver_branch);
+        return RT_EXIT_NO_GPU;
+    }
+    unsigned long branch = strtoul(version, NULL, 10);
+    if (branch != t->driver_branch) {
+        snprintf(message, size, "driver %s is branch %lu, but this host was built for branch %u: the driver ABI "
+                 "differs between branches, refusing; run it on a node with a %u.x driver", version, branch,
+                 t->driver_branch, t->driver_branch);
+        return RT_EXIT_NO_GPU;
+    }
     return 0;
 }
 
@@ -760,27 +781,69 @@ static int check_classes(rt_gpu *g)
         free(list);
         return fail(g, RT_EXIT_NO_GPU, "NV0080_CTRL_CMD_GPU_GET_CLASSLIST (list): %s", nv_why(r, why, sizeof why));
     }
+    step(g, "class list: %u classes", n);
+    char message[sizeof g->error];
+    int rc = rt_judge_class_list(g->target, list, cl.numClasses < n ? cl.numClasses : n, g->pci_device_id,
+                                 message, sizeof message);
+    free(list);
+    if (rc)
+        return fail(g, rc, "%s", message);
+    return 0;
+}
+
+int rt_judge_class_list(const rt_target_facts *t, const uint32_t *list, uint32_t n, unsigned pci_device_id,
+                        char *message, size_t size)
+{
     const struct { uint32_t cls; const char *name; } need[] = {
-        { g->target->gpfifo_class, g->target->gpfifo_class_name },
-        { g->target->compute_class, g->target->compute_class_name },
-        { g->target->usermode_class, g->target->usermode_class_name },
+        { t->gpfifo_class, t->gpfifo_class_name },
+        { t->compute_class, t->compute_class_name },
+        { t->usermode_class, t->usermode_class_name },
     };
     char missing[256] = "";
     for (unsigned k = 0; k < sizeof need / sizeof need[0]; k++) {
         int found = 0;
-        for (uint32_t i = 0; i < cl.numClasses && i < n; i++)
+        for (uint32_t i = 0; i < n; i++)
             found |= list[i] == need[k].cls;
         if (!found) {
             size_t len = strlen(missing);
             snprintf(missing + len, sizeof missing - len, "%s%s (0x%04x)", len ? ", " : "", need[k].name, need[k].cls);
         }
     }
-    free(list);
-    step(g, "class list: %u classes", n);
-    if (missing[0])
-        return fail(g, RT_EXIT_NO_GPU, "this GPU (PCI device 0x%04x) does not list %s, which target %s needs: "
-                    "built for another GPU, refusing", g->pci_device_id, missing, g->target->name);
-    return 0;
+    if (!missing[0])
+        return 0;
+    /* What the GPU is: its compute class (one per chip in the RM's lists), preferring one a
+     * target of ours runs on; then what to do about it. */
+    const rt_compute_class_facts *gpu = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        const rt_compute_class_facts *c = rt_compute_class(list[i]);
+        if (c && (!gpu || (!rt_target_for_compute_class(gpu->compute_class) && rt_target_for_compute_class(list[i]))))
+            gpu = c;
+    }
+    const rt_compute_class_facts *own = rt_compute_class(t->compute_class);
+    int len = snprintf(message, size, "this GPU (PCI device 0x%04x) does not list %s, which target %s needs: ",
+                       pci_device_id, missing, t->name);
+    if (len < 0 || (size_t)len >= size)
+        return RT_EXIT_NO_GPU;
+    char *at = message + len;
+    size_t room = size - (size_t)len;
+    const rt_target_facts *other = gpu ? rt_target_for_compute_class(gpu->compute_class) : NULL;
+    if (!gpu)
+        snprintf(at, room, "it lists no compute class bobc knows (%u classes), so it is no GPU of target %s "
+                 "(compute capability %s); refusing", n, t->name, own ? own->compute_capability : "?");
+    else if (other == t)
+        snprintf(at, room, "it lists %s (0x%04x) but not the rest of the target's classes, so this driver is not "
+                 "one target %s was written for; refusing", gpu->name, gpu->compute_class, t->name);
+    else if (other)
+        snprintf(at, room, "it is %s, compute capability %s (%s 0x%04x), and this host was built for %s (compute "
+                 "capability %s); rebuild the host for this GPU with bobc build --target %s, refusing",
+                 gpu->gpus, gpu->compute_capability, gpu->name, gpu->compute_class, t->name,
+                 own ? own->compute_capability : "?", other->name);
+    else
+        snprintf(at, room, "it is %s, compute capability %s (%s 0x%04x), which no bobc target runs on (targets: "
+                 "%s); run this host on %s (compute capability %s), refusing",
+                 gpu->gpus, gpu->compute_capability, gpu->name, gpu->compute_class, rt_target_names(),
+                 own ? own->gpus : t->name, own ? own->compute_capability : "?");
+    return RT_EXIT_NO_GPU;
 }
 
 /* UVM bring-up, step 7: the GPU's UUID, UVM_REGISTER_GPU, UVM_REGISTER_GPU_VASPACE. */

@@ -150,6 +150,21 @@ int rt_gpu_open(rt_gpu *gpu, const rt_target_facts *target, const rt_gpu_config 
  * milliseconds since rt_gpu_open, as the bring-up steps are printed. */
 void rt_gpu_trace(const rt_gpu *g, const char *what);
 
+/* The bring-up's class check (step 6, docs/runtime.md): 0 when `list` (the n classes
+ * NV0080_CTRL_CMD_GPU_GET_CLASSLIST gave) holds the target's GPFIFO, compute and usermode
+ * classes; else RT_EXIT_NO_GPU and `message` names the missing classes, the GPU found (its
+ * compute class, chips and compute capability), the target built for, and what to do:
+ * rebuild with --target of the target that runs on it, or, when none does, run the host on
+ * a GPU of its own target. */
+int rt_judge_class_list(const rt_target_facts *target, const uint32_t *list, uint32_t n, unsigned pci_device_id,
+                        char *message, size_t size);
+
+/* The bring-up's branch rule (step 2, docs/runtime.md): 0 when `version` (the driver's, as
+ * GET_BUILD_VERSION_V2 or /proc/driver/nvidia/version gave it) is BRANCH.MINOR[.PATCH] of the
+ * target's driver_branch; else RT_EXIT_NO_GPU and `message` names the version, its branch and
+ * the host's, or says the version cannot be read. */
+int rt_judge_driver_version(const rt_target_facts *target, const char *version, char *message, size_t size);
+
 /* 1 when /dev/nvidiactl exists (a cheap check before rt_gpu_open). */
 int rt_gpu_present(void);
 

@@ -34,3 +34,34 @@ const rt_target_facts *rt_target_named(const char *name)
             return all[i];
     return NULL;
 }
+
+static const rt_compute_class_facts compute_classes[] = {
+    { AMPERE_COMPUTE_A, "AMPERE_COMPUTE_A", "Ampere GA100 (A100, A30)", "8.0" },
+    { AMPERE_COMPUTE_B, "AMPERE_COMPUTE_B", "Ampere GA10x (RTX 30xx, RTX A-series, A10, A40)", "8.6" },
+    { ADA_COMPUTE_A, "ADA_COMPUTE_A", "Ada AD10x (RTX 40xx, L4, L40)", "8.9" },
+    { HOPPER_COMPUTE_A, "HOPPER_COMPUTE_A", "Hopper GH100 (H100, H200)", "9.0" },
+    { BLACKWELL_COMPUTE_A, "BLACKWELL_COMPUTE_A", "Blackwell GB100 (B100, B200)", "10.0" },
+    { BLACKWELL_COMPUTE_B, "BLACKWELL_COMPUTE_B", "Blackwell GB20x (RTX 50xx, RTX PRO)", "12.0" },
+};
+
+const rt_compute_class_facts *rt_compute_class(uint32_t compute_class)
+{
+    for (unsigned i = 0; i < sizeof compute_classes / sizeof compute_classes[0]; i++)
+        if (compute_classes[i].compute_class == compute_class)
+            return &compute_classes[i];
+    return NULL;
+}
+
+const rt_target_facts *rt_target_for_compute_class(uint32_t compute_class)
+{
+    static const rt_target_facts *const all[] = { &RT_TARGET_SM86, &RT_TARGET_SM90 };
+    for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (all[i]->compute_class == compute_class)
+            return all[i];
+    return NULL;
+}
+
+const char *rt_target_names(void)
+{
+    return "sm_86, sm_90";
+}

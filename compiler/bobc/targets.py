@@ -194,6 +194,25 @@ CLASS_NAMES = {
     0xC7B5: "AMPERE_DMA_COPY_B", 0xC8B5: "HOPPER_DMA_COPY_A",
     0xC461: "TURING_USERMODE_A", 0xC661: "HOPPER_USERMODE_A",
     0xC6C0: "AMPERE_COMPUTE_A",        # GA100 (no target of ours: named only)
+    # the compute classes of GPUs with no target of ours: named so that a host refusing such a
+    # GPU says what it found (nouveau include/nvif/class.h, open-gpu-kernel-modules cl*.h)
+    0xC9C0: "ADA_COMPUTE_A", 0xCDC0: "BLACKWELL_COMPUTE_A", 0xCEC0: "BLACKWELL_COMPUTE_B",
+}
+
+# What GPU a compute class in the RM's class list (NV0080_CTRL_CMD_GPU_GET_CLASSLIST) means: the
+# chips whose class list carries it (open-gpu-kernel-modules g_gpu_class_list.c: GA100 lists
+# AMPERE_COMPUTE_A alone, GA102..GA107 AMPERE_COMPUTE_B alone; nouveau's GSP-RM glue,
+# nvkm/subdev/gsp/rm/{ga100,ga1xx,ad10x,gh100,gb10x,gb20x}.c, gives each chip's one compute
+# class) and their compute capability (CUDA Programming Guide, "Compute Capabilities").  A host
+# refused at bring-up names the GPU's row, and the target that runs on it when bobc has one
+# (runtime_c/nv_targets.c, rendered by bobc.host.targets_c).
+COMPUTE_CLASS_GPUS = {
+    0xC6C0: ("Ampere GA100 (A100, A30)", "8.0"),
+    0xC7C0: ("Ampere GA10x (RTX 30xx, RTX A-series, A10, A40)", "8.6"),
+    0xC9C0: ("Ada AD10x (RTX 40xx, L4, L40)", "8.9"),
+    0xCBC0: ("Hopper GH100 (H100, H200)", "9.0"),
+    0xCDC0: ("Blackwell GB100 (B100, B200)", "10.0"),
+    0xCEC0: ("Blackwell GB20x (RTX 50xx, RTX PRO)", "12.0"),
 }
 
 

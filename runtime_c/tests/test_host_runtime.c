@@ -1667,6 +1667,91 @@ static void test_sections_damaged(void)
     }
 }
 
+/* The bring-up's class check against each chip's class list, as the RM gives it (the classes
+ * that matter, from open-gpu-kernel-modules src/nvidia/generated/g_gpu_class_list.c for GA100 and
+ * GA102; nouveau's GSP-RM glue, nvkm/subdev/gsp/rm/{ad10x,gh100,gb20x}.c, for the later chips'
+ * GPFIFO, usermode and compute classes).  The ids are written out, not read from nv_classes.h,
+ * so a wrong define fails here.  A host meeting another GPU is refused (exit 6) with a message
+ * naming the GPU's compute class and compute capability (CUDA Programming Guide), the target it
+ * was built for and what to do: the --target that runs there, or where to run it. */
+static void test_class_list_verdicts(void)
+{
+    static const uint32_t ga100[] = { 0x9067, 0x90F1, 0xA06C, 0xC56F, 0xC6C0, 0xC6B5, 0xC561, 0xC461, 0xC46F,
+                                      0xC36F, 0xC361 };
+    static const uint32_t ga102[] = { 0x9067, 0x90F1, 0xA06C, 0xC56F, 0xC7C0, 0xC7B5, 0xC561, 0xC461, 0xC46F,
+                                      0xC36F, 0xC361 };
+    static const uint32_t ad102[] = { 0x9067, 0x90F1, 0xA06C, 0xC56F, 0xC9C0, 0xC7B5, 0xC561, 0xC461 };
+    static const uint32_t gh100[] = { 0x9067, 0x90F1, 0xA06C, 0xC86F, 0xC56F, 0xCBC0, 0xC8B5, 0xC661, 0xC561, 0xC461 };
+    static const uint32_t gb202[] = { 0x9067, 0x90F1, 0xA06C, 0xCA6F, 0xCEC0, 0xCAB5, 0xC761, 0xC661 };
+    static const uint32_t odd[] = { 0x9067, 0x90F1, 0xC7C0 };
+    char m[512];
+#define N(a) (uint32_t)(sizeof a / sizeof a[0])
+    CHECK(rt_judge_class_list(&RT_TARGET_SM86, ga102, N(ga102), 0x2204, m, sizeof m) == 0, "sm_86 on GA102");
+    CHECK(rt_judge_class_list(&RT_TARGET_SM90, gh100, N(gh100), 0x2335, m, sizeof m) == 0, "sm_90 on GH100");
+    /* the sm_86 host on an H200: rebuild for sm_90 */
+    int rc = rt_judge_class_list(&RT_TARGET_SM86, gh100, N(gh100), 0x2335, m, sizeof m);
+    CHECK(rc == RT_EXIT_NO_GPU, "sm_86 on GH100: %d", rc);
+    CHECK(strstr(m, "PCI device 0x2335") && strstr(m, "does not list AMPERE_COMPUTE_B (0xc7c0), which target sm_86 needs")
+          && strstr(m, "HOPPER_COMPUTE_A 0xcbc0") && strstr(m, "compute capability 9.0")
+          && strstr(m, "--target sm_90"), "sm_86 on GH100: %s", m);
+    /* the sm_90 host on an RTX 3090: rebuild for sm_86 */
+    rc = rt_judge_class_list(&RT_TARGET_SM90, ga102, N(ga102), 0x2204, m, sizeof m);
+    CHECK(rc == RT_EXIT_NO_GPU && strstr(m, "HOPPER_COMPUTE_A (0xcbc0)") && strstr(m, "HOPPER_CHANNEL_GPFIFO_A")
+          && strstr(m, "AMPERE_COMPUTE_B 0xc7c0") && strstr(m, "compute capability 8.6")
+          && strstr(m, "built for sm_90") && strstr(m, "--target sm_86"), "sm_90 on GA102: %s", m);
+    /* an A100, an RTX 4090, an RTX 5090: no target of ours; run the host on its own GPU */
+    const struct { const uint32_t *list; uint32_t n; const char *cls, *cc; } none[] = {
+        { ga100, N(ga100), "AMPERE_COMPUTE_A 0xc6c0", "compute capability 8.0" },
+        { ad102, N(ad102), "ADA_COMPUTE_A 0xc9c0", "compute capability 8.9" },
+        { gb202, N(gb202), "BLACKWELL_COMPUTE_B 0xcec0", "compute capability 12.0" },
+    };
+    for (unsigned i = 0; i < sizeof none / sizeof none[0]; i++) {
+        for (int k = 0; k < 2; k++) {
+            const rt_target_facts *t = k ? &RT_TARGET_SM90 : &RT_TARGET_SM86;
+            rc = rt_judge_class_list(t, none[i].list, none[i].n, 0x2684, m, sizeof m);
+            CHECK(rc == RT_EXIT_NO_GPU && strstr(m, none[i].cls) && strstr(m, none[i].cc)
+                  && strstr(m, "no bobc target runs on (targets: sm_86, sm_90)") && !strstr(m, "--target")
+                  && strstr(m, k ? "compute capability 9.0), refusing" : "compute capability 8.6), refusing"),
+                  "%s on %s: %s", t->name, none[i].cls, m);
+        }
+    }
+    /* the target's compute class without its GPFIFO: not a GPU to rebuild for */
+    rc = rt_judge_class_list(&RT_TARGET_SM86, odd, N(odd), 0x2204, m, sizeof m);
+    CHECK(rc == RT_EXIT_NO_GPU && strstr(m, "AMPERE_CHANNEL_GPFIFO_A (0xc56f)") && !strstr(m, "--target"),
+          "sm_86 without its GPFIFO: %s", m);
+    rc = rt_judge_class_list(&RT_TARGET_SM86, odd + 2, 0, 0x2204, m, sizeof m);
+    CHECK(rc == RT_EXIT_NO_GPU && strstr(m, "no compute class bobc knows (0 classes)"), "empty list: %s", m);
+#undef N
+}
+
+/* The branch rule: the ioctl layouts are those of branch 580 (nv_rm.h), so 580.x passes and any
+ * other branch is refused by name (exit 6), as is a version the host cannot read (an empty or
+ * garbled answer used to be refused as "driver  is branch 0"). */
+static void test_driver_branch_verdicts(void)
+{
+    char m[512];
+    const char *accepted[] = { "580.65.06", "580.95.05", "580.159.04", "580.82", "580.95.05 " };
+    for (unsigned i = 0; i < sizeof accepted / sizeof accepted[0]; i++)
+        for (int k = 0; k < 2; k++)
+            CHECK(rt_judge_driver_version(k ? &RT_TARGET_SM90 : &RT_TARGET_SM86, accepted[i], m, sizeof m) == 0,
+                  "%s refused: %s", accepted[i], m);
+    int rc = rt_judge_driver_version(&RT_TARGET_SM86, "590.12.03", m, sizeof m);
+    CHECK(rc == RT_EXIT_NO_GPU && !strcmp(m, "driver 590.12.03 is branch 590, but this host was built for branch 580: "
+                                               "the driver ABI differs between branches, refusing; run it on a node "
+                                               "with a 580.x driver"), "590: %s", m);
+    const char *other[] = { "575.57.08", "570.172.08", "550.163.01", "5800.1", "58.0" };
+    for (unsigned i = 0; i < sizeof other / sizeof other[0]; i++) {
+        rc = rt_judge_driver_version(&RT_TARGET_SM86, other[i], m, sizeof m);
+        CHECK(rc == RT_EXIT_NO_GPU && strstr(m, other[i]) && strstr(m, "built for branch 580"), "%s: %s", other[i], m);
+    }
+    const char *unreadable[] = { "", "580", "580.", "580abc.1", ".580.1", "580.x", "rel580.1" };
+    for (unsigned i = 0; i < sizeof unreadable / sizeof unreadable[0]; i++) {
+        rc = rt_judge_driver_version(&RT_TARGET_SM90, unreadable[i], m, sizeof m);
+        CHECK(rc == RT_EXIT_NO_GPU && strstr(m, "not BRANCH.MINOR[.PATCH]") && strstr(m, "speaks branch 580"),
+              "'%s': %s", unreadable[i], m);
+    }
+}
+
 static void test_shim_cpu(void)
 {
     CHECK(rt_target_named("sm_90") == &RT_TARGET_SM90, "sm_90 row");
@@ -1682,6 +1767,8 @@ static void test_shim_cpu(void)
     uint64_t e = rt_gpfifo_entry(0x12345678A0ull, 5);
     CHECK((uint32_t)e == 0x345678A0u, "entry dword0 0x%08x", (uint32_t)e);
     CHECK((uint32_t)(e >> 32) == (0x12u | (5u << 10)), "entry dword1 0x%08x", (uint32_t)(e >> 32));
+    test_class_list_verdicts();
+    test_driver_branch_verdicts();
     if (!rt_gpu_present()) {
         rt_gpu g;
         int rc = rt_gpu_open(&g, &RT_TARGET_SM90, NULL);

@@ -5,7 +5,7 @@ tests/host/test_target_table.py checks it is this rendering:
 `python -m bobc.host.targets_c > runtime_c/nv_targets.c`."""
 from __future__ import annotations
 
-from ..targets import CLASS_NAMES, TARGETS
+from ..targets import CLASS_NAMES, COMPUTE_CLASS_GPUS, TARGETS
 
 
 def render() -> str:
@@ -32,6 +32,21 @@ def render() -> str:
             "    for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++)",
             "        if (name && strcmp(all[i]->name, name) == 0)",
             "            return all[i];", "    return NULL;", "}", ""]
+    out += ["static const rt_compute_class_facts compute_classes[] = {"]
+    for class_id, (gpus, capability) in sorted(COMPUTE_CLASS_GPUS.items()):
+        out.append(f'    {{ {CLASS_NAMES[class_id]}, "{CLASS_NAMES[class_id]}", "{gpus}", "{capability}" }},')
+    out += ["};", "",
+            "const rt_compute_class_facts *rt_compute_class(uint32_t compute_class)", "{",
+            "    for (unsigned i = 0; i < sizeof compute_classes / sizeof compute_classes[0]; i++)",
+            "        if (compute_classes[i].compute_class == compute_class)",
+            "            return &compute_classes[i];", "    return NULL;", "}", "",
+            "const rt_target_facts *rt_target_for_compute_class(uint32_t compute_class)", "{",
+            f"    static const rt_target_facts *const all[] = {{ {', '.join('&' + n for n in names)} }};",
+            "    for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++)",
+            "        if (all[i]->compute_class == compute_class)",
+            "            return all[i];", "    return NULL;", "}", "",
+            "const char *rt_target_names(void)", "{",
+            f'    return "{", ".join(TARGETS)}";', "}", ""]
     return "\n".join(out)
 
 
