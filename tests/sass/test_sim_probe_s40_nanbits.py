@@ -223,6 +223,14 @@ def _nan64(*xs: int) -> int | None:
     return None
 
 
+def _narrowed(u: int) -> int:
+    """cvt.rn.f32.f64 of the binary64 with bits `u`: a NaN is its sign, 0x7fc00000 and the top 23 of its
+    52 payload bits (the H200's rule, above); any other value rounded to nearest even."""
+    if (u >> 52) & 0x7FF == 0x7FF and u & ((1 << 52) - 1):
+        return (u >> 63) << 31 | 0x7FC00000 | (u >> 29) & 0x7FFFFF
+    return r32(_exact(_f64(u)))
+
+
 def _f64_result(value: float, *operands: int) -> int:
     first = _nan64(*operands)
     if first is not None:
@@ -270,7 +278,10 @@ CASES = {
                       lambda a, b, c, d: r16(_exact(_f32(b))) | r16(_exact(_f32(a))) << 16, False, False),
     "cvt_bf16x2_f32": ("cvt.rn.bf16x2.f32 %r10, %r2, %r3;",
                        lambda a, b, c, d: rbf16(_exact(_f32(b))) | rbf16(_exact(_f32(a))) << 16, False, False),
-    "cvt_f32_f64": ("cvt.rn.f32.f64 %r10, %rd13;", lambda a, b, c, d: r32(_exact(_wide(a, b))), False, False),
+    # a binary64 NaN narrowed keeps its sign and its payload's top 23 bits, quieted (not the canonical NaN):
+    # the H200's words for this kernel (session 40, tests/gpu/logs/2026-12-06-s40-h200-final-pytest_gpu.log:
+    # 0x7fffffff7f7fffff -> 0x7ffffffb, 0xffffffff40490fdb -> 0xfffffffa, 0x7ff800007c018000 -> 0x7fc00003)
+    "cvt_f32_f64": ("cvt.rn.f32.f64 %r10, %rd13;", lambda a, b, c, d: _narrowed(a | b << 32), False, False),
     "cvt_rzi_s32_f32": ("cvt.rzi.s32.f32 %r10, %r2;",
                         lambda a, b, c, d: _to_int(_f32(a), 32, True, False), False, False),
     "cvt_rzi_s32_f64": ("cvt.rzi.s32.f64 %r10, %rd13;",

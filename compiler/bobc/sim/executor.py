@@ -1980,6 +1980,14 @@ class Launch:
             bits = x.view(np.uint64)
             self._dst(ins, o[0], (bits & MASK32).astype(np.uint32), mask)
             self._dst(ins, o[0], (bits >> np.uint64(32)).astype(np.uint32), mask, 1)
+        elif dst == "F32" and src == "F64":
+            # narrowing keeps a NaN's sign and its payload's top 23 bits, quieted -- not the canonical
+            # NaN of the arithmetic -- as NumPy's (x86's) cast: measured on the H200 (session 40,
+            # tests/gpu/logs/2026-12-06-s40-h200-final-pytest_gpu.log, cvt_f32_f64)
+            value = np.asarray(_round_f32(x, rounding[0] if rounding else "RN"), dtype=np.float32)
+            if "FTZ" in mods:
+                value = _ftz32(value)
+            self._dst(ins, o[0], self._full(value.view(np.uint32)), mask)
         elif dst == "F32":
             self._fset(ins, o[0], _round_f32(x, rounding[0] if rounding else "RN"), mask, ("FTZ",) if "FTZ" in mods else ())
         elif dst == "F16":
