@@ -865,6 +865,15 @@ def _record_checks(r: _Reader, value, record_bytes: int) -> tuple[RecordCheck, .
             r.fail(f"input check {what} bounds {check.width}-byte words by {check.value}, which the host's 64-bit "
                    f"bound cannot hold (it would keep {check.value % (1 << 64)}); give a bound of at most "
                    f"{min(words, (1 << 64) - 1)}", at)
+        # a run is `count` words of the record, one every `stride` bytes: a stride below the width
+        # (0 included) reads one word, or overlapping bytes, where the plan names `count` words -- an
+        # index run so placed refuses every record (word 0 is 0, word 1 starts inside it and is 1),
+        # a below or same run checks the same bytes again and leaves the words meant unchecked
+        if kind in ("below", "index", "same") and check.count > 1 and check.stride < check.width:
+            r.fail(f"input check {what} reads {check.count} {check.width}-byte words one every {check.stride} "
+                   f"byte{'' if check.stride == 1 else 's'}, so they overlap"
+                   f"{' (each is the same word)' if check.stride == 0 else ''}: give a stride of at least "
+                   f"{check.width}, the width, or a count of 1 for one word", at)
         if check.end() > record_bytes:
             r.fail(f"input check {what} reads up to byte {check.end()}, past the {record_bytes}-byte record", at)
         out.append(check)

@@ -145,6 +145,11 @@ def _kernel_source(program, source: str, target, at=None, name: str = "") -> Pat
                                  "kernel there, or name the file that holds it")
         raise BobcError(f"kernel source {shown_plan_text(source)} is in none of: {', '.join(str(f) for f in folders)}", at,
                         hint=_missing_source_hint(source, folders, name))
+    from ..sass.source import check_source
+    try:        # too big or unreadable: refused here, at the source's name in the plan, not later by
+        check_source(found)     # a reader of it, placed at the host's `def` (probe s40 docs9, left)
+    except BobcError as error:
+        raise BobcError(f"kernel source {shown_plan_text(source)}: {error.message}", at, hint=error.hint) from None
     return found
 
 

@@ -485,7 +485,7 @@ class ReferenceHost:
                 try:
                     commands.run_step(v["commands"], index)
                 except CommandsStopped as stop:
-                    raise CommandsFailed(stop.status, stop.message.decode("utf-8", "replace")) from None
+                    raise CommandsFailed(stop.status, str(stop)) from None   # its bytes as the C host prints them
             elif k == "cursor_from_checkpoint":
                 cursor = v["base"] + step * v["scale"]
             elif k == "cursor_advance":

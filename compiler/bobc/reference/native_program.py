@@ -44,11 +44,20 @@ NO_SUBMIT = ("the reference interpreter has no GPU and no SUBMIT to carry a subm
              f"({doc('native-host.md')}, \"The reference interpreter\", names the bundled examples')")
 
 
+def message_text(message: bytes) -> str:
+    """A host's message bytes as text that carries every byte back out: a byte that is not UTF-8
+    (a path's 0xff, a Fail's own bytes, a character cut at the 511-byte bound) becomes its
+    surrogate, which errors.stderr_line writes as that byte -- as the C hosts print it, never
+    U+FFFD (probe s40 tripleexec2; the one decoding of Stop's, CommandsStopped's and the plan
+    hosts' Commands refusals)."""
+    return message.decode("utf-8", "surrogateescape")
+
+
 class Stop(Exception):
     """The program stopped: `status` and the message after "native: "."""
 
     def __init__(self, status: int, message: bytes):
-        super().__init__(message.decode("utf-8", "replace"))
+        super().__init__(message_text(message))
         self.status = status
         self.message = message
 
@@ -567,7 +576,7 @@ class Machine:
             try:
                 data = read_exact_file(what, path)
             except Stop as stop:
-                self.fault(at, stop.status, stop.message.decode("utf-8", "surrogateescape"))
+                self.fault(at, stop.status, message_text(stop.message))
             if len(data) != n[2]:
                 self.fault(at, EXIT_FILE, f"{what} {path}: {_count(len(data), 'byte')}, not the {n[2]} the program "
                                           "reads")
@@ -589,7 +598,7 @@ class Machine:
             try:
                 peer = Peer(c.data, n[0] != 0, self.peer_timeout_ms)
             except Stop as stop:
-                self.fault(at, stop.status, stop.message.decode("utf-8", "surrogateescape"))
+                self.fault(at, stop.status, message_text(stop.message))
             self.peers.append(peer)
             self.slots[n[1]] = len(self.peers)
         elif code in (20, 21):
@@ -603,7 +612,7 @@ class Machine:
                 else:
                     self.state[n[1]:n[1] + n[2]] = peer.receive(n[2], self.peer_timeout_ms)
             except Stop as stop:
-                self.fault(at, stop.status, stop.message.decode("utf-8", "surrogateescape"))
+                self.fault(at, stop.status, message_text(stop.message))
         elif code == 23:
             self.mappings.clear()
             self.session_open = False

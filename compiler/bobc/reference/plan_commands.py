@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..native.program import Program, ProgramError, decode
 from ..plan.commands import COMMANDS_IDENTITY, COMMANDS_SLOTS, COMMANDS_STATE_BYTES
-from .native_program import EXIT_GPU_FAULT, EXIT_INTERNAL, Machine, Stop, _Halt
+from .native_program import EXIT_GPU_FAULT, EXIT_INTERNAL, Machine, Stop, _Halt, message_text
 
 ERR_BYTES = 512          # runtime_c's RT_ERR_BYTES: a longer message is cut at 511 bytes
 
@@ -20,7 +20,7 @@ class CommandsStopped(Exception):
 
     def __init__(self, status: int, message: bytes):
         message = message[:ERR_BYTES - 1]
-        super().__init__(message.decode("utf-8", "replace"))
+        super().__init__(message_text(message))
         self.status = status
         self.message = message
 

@@ -332,7 +332,7 @@ class SimulatedHost:
         try:
             self.commands.run_step(v["commands"], self.step_index)
         except CommandsStopped as stop:
-            raise CommandsFault(stop.status, stop.message.decode("utf-8", "replace")) from None
+            raise CommandsFault(stop.status, str(stop)) from None   # its bytes as the C host prints them
 
     def _commands_locate(self, address: int, count: int):
         buffer = self.memory._buffer_of(address, count)
