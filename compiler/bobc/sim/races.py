@@ -12,18 +12,21 @@ Granularity: a warp fences (its lanes are not told apart): a fence by a warp ord
 accesses before it and those of its block's other warps that the block's synchronization ordered
 before it (bobc.sim.warps: the warp's vector clock over its block's warps) -- so stores by several
 warps need a barrier before the one thread's fence and atomic (ptxas's pattern), as the PTX model
-says, or each warp's own fence before a barrier and the atomic.  An acquiring atomic orders its whole block's later accesses (the acquiring side does not
-tell the block's warps apart), and two warps of one block are not judged against each other here.
+says, or each warp's own fence before a barrier and the atomic.  An acquiring atomic orders its
+own warp's later accesses, and its block's other warps' once the block's synchronization orders
+them after it (what a warp acquired travels with bobc.sim.warps' clocks: WarpOrder calls arrive /
+complete / move / drop here).  Two warps of one block are not judged against each other here.
 Atomics themselves never conflict (ATOMG / RED are not recorded as plain accesses).
 
-Vector clocks, one per block (a dict: block -> its warps' times, bobc.sim.warps' one counter): a
-warp's fence keeps its warp clock (its own entry the fence's time) and its block's clock; an
+Vector clocks, one per warp (what it acquired: a dict, block -> its warps' times, bobc.sim.warps'
+one counter): a warp's fence keeps its warp clock (its own entry the fence's time) and what the
+warp acquired; an
 atomic on a word first acquires (joins) what the word's release sequence holds, then adds what
 its warp releases: the fences of its block's warps ordered before the atomic (its own last one;
 another warp's whose time the atomic's warp clock covers -- each warp's fence then a barrier then
 one thread's atomic), joined.  Accesses are recorded
-as (word, segment, warp, time, instruction, byte mask + store flag), a segment being a block's
-clock between two acquisitions; an access (block b, warp u, time t) happens before a segment
+as (word, segment, warp, time, instruction, byte mask + store flag), a segment being a warp's
+acquired clock between two changes; an access (block b, warp u, time t) happens before a segment
 whose clock holds b with u's entry above t.  The check runs when the launch ends, on the words two
 blocks touch, one storing.
 """
@@ -102,11 +105,16 @@ class BlockOrder:
         else:
             self.warp_of_thread = np.arange(block_of_thread.size, dtype=np.int64) // WARP
         self.warps = warps
+        warps.carry = self
         self.per_block = warps.per_block
-        self.segment = np.arange(blocks, dtype=np.int64)       # each block's current segment
-        self.seg_block = list(range(blocks))
-        self.seg_clock: list[dict | None] = [None] * blocks
-        self.clock: list[dict | None] = [None] * blocks       # what each block acquired: block -> its warps' times
+        self.segment = np.arange(warps.warps, dtype=np.int64)      # each warp's current segment
+        self.seg_block = (np.arange(warps.warps) // self.per_block).tolist()
+        self.seg_clock: list[dict | None] = [None] * warps.warps
+        # what each warp acquired (block -> its warps' times): its own acquiring atomics, and what the
+        # block's synchronization carried to it from its block's other warps (arrive / complete)
+        self.clock: list[dict | None] = [None] * warps.warps
+        self.held: dict[tuple, dict | None] = {}               # a barrier's / mbarrier phase's arrivals' acquired clocks
+        self._carrying = False                                 # whether any warp acquired anything yet
         # per warp, its last fence: its clock then (own entry the fence's time) and its block's clock then
         self.fence_clock = np.zeros((warps.warps, self.per_block), dtype=np.int64)
         self.fenced = np.zeros(warps.warps, dtype=bool)
@@ -124,10 +132,47 @@ class BlockOrder:
         self._any_suspect = False
 
     # ------------------------------------------------------------ while the launch runs
-    def _new_segment(self, b: int) -> None:
-        self.segment[b] = len(self.seg_block)
-        self.seg_block.append(b)
-        self.seg_clock.append(self.clock[b])
+    def _new_segment(self, w: int) -> None:
+        self.segment[w] = len(self.seg_block)
+        self.seg_block.append(w // self.per_block)
+        self.seg_clock.append(self.clock[w])
+
+    def _acquire(self, w: int, clock: dict | None) -> None:
+        """Warp `w` (global index) is ordered after `clock`."""
+        joined = _join(self.clock[w], clock)
+        if not _same(joined, self.clock[w]):
+            self.clock[w] = joined
+            self._new_segment(w)
+            self._carrying = True
+
+    # the block's synchronization (bobc.sim.warps.WarpOrder calls these): what a warp acquired goes
+    # with it to the warps that synchronize with it -- an acquire orders the acquiring warp's later
+    # accesses and, through a barrier or an mbarrier, those of the warps that wait for it
+    def arrive(self, key: tuple, warps) -> None:
+        if not self._carrying:
+            return
+        held = self.held.get(key)
+        for w in np.unique(np.asarray(warps)).tolist():
+            held = _join(held, self.clock[w])
+        self.held[key] = held
+
+    def complete(self, key: tuple | None, warps, keep: bool = False) -> None:
+        if not self._carrying:
+            return
+        warps = np.unique(np.asarray(warps)).tolist()
+        joined = None if key is None else (self.held.get(key) if keep else self.held.pop(key, None))
+        for w in warps:
+            joined = _join(joined, self.clock[w])
+        if joined:
+            for w in warps:
+                self._acquire(w, joined)
+
+    def move(self, key: tuple, to: tuple) -> None:
+        if self._carrying:
+            self.held[to] = self.held.pop(key, None)
+
+    def drop(self, key: tuple) -> None:
+        self.held.pop(key, None)
 
     def access(self, addresses: np.ndarray, size: int, blocks: np.ndarray, pc: int, writes: bool,
                warps: np.ndarray | None = None) -> None:
@@ -201,7 +246,7 @@ class BlockOrder:
         runs = np.r_[0, np.flatnonzero(warps[1:] != warps[:-1]) + 1]
         flags = masks | (WRITE if writes else 0) if isinstance(masks, int) else masks | np.uint8(WRITE if writes else 0)
         self._parts.append((_spans(places, self.place_type), runs.astype(np.int32),
-                            self.segment[blocks[runs]].astype(np.int32), (warps[runs] % self.per_block).astype(np.uint8),
+                            self.segment[warps[runs]].astype(np.int32), (warps[runs] % self.per_block).astype(np.uint8),
                             flags, pc, self.warps.time))
 
     def _suspect(self, places: np.ndarray) -> np.ndarray:
@@ -221,7 +266,7 @@ class BlockOrder:
         self.fence_clock[warps] = self.warps.fence(warps)
         self.fenced[warps] = True
         for w in warps.tolist():
-            self.fence_acquired[w] = self.clock[w // self.per_block]
+            self.fence_acquired[w] = self.clock[w]
 
     def _released(self, w: int) -> dict | None:
         """What an atomic by warp `w` releases now: the fences of its block's warps ordered before it
@@ -246,19 +291,16 @@ class BlockOrder:
 
     def atomic(self, addresses: np.ndarray, threads, returns: bool) -> None:
         """Atomics at `addresses` by `threads`, in the order the executor applies them: each
-        acquires its word's release sequence (an atomic returning the value it read; for its whole
-        block -- the block's other threads are not told apart here) and adds what its warp's
-        fences release (_released)."""
+        acquires its word's release sequence (an atomic returning the value it read; for its warp:
+        the block's other warps only through a barrier or an mbarrier after it, see arrive /
+        complete) and adds what its warp's fences release (_released)."""
         blocks = self.block_of_thread if threads is True else self.block_of_thread[threads]
         warps = self.warp_of_thread if threads is True else self.warp_of_thread[threads]
         words = (addresses.astype(np.uint64) // np.uint64(4)).tolist()
         for word, b, w in zip(words, blocks.tolist(), warps.tolist()):
             held = self.sync.get(word)
             if returns and held:
-                joined = _join(self.clock[b], {k: v for k, v in held.items() if k != b})
-                if not _same(joined, self.clock[b]):
-                    self.clock[b] = joined
-                    self._new_segment(b)
+                self._acquire(w, {k: v for k, v in held.items() if k != b})
             released = self._released(w) if self.fenced[w - w % self.per_block:w - w % self.per_block + self.per_block].any() else None
             if released is not None:
                 self.sync[word] = _join(held, released)

@@ -59,6 +59,9 @@ class WarpOrder:
         self.arrived: dict[tuple[int, int], np.ndarray] = {}       # (block, barrier) -> BAR.ARV arrivals' clock
         self.phase: dict[tuple[int, int], np.ndarray] = {}         # (block, mbarrier) -> the open phase's clock
         self.completed: dict[tuple[int, int], np.ndarray] = {}     # (block, mbarrier) -> the last completed phase's
+        # bobc.sim.races.BlockOrder, where the launch has several blocks: what each warp acquired from
+        # other blocks travels along the same synchronization (its arrive / complete / move / drop)
+        self.carry = None
         self._shadow = None
 
     def _make_shadow(self, size: int) -> None:
@@ -105,6 +108,8 @@ class WarpOrder:
             c = self._published(w)
             held = c if held is None else np.maximum(held, c)
         self.arrived[key] = held
+        if self.carry is not None:
+            self.carry.arrive(("bar", block, barrier), warps)
 
     def bar_complete(self, block: int, barrier: int | None, warps) -> None:
         """A barrier of `block` completes for `warps` (global warp indices of its waiters)."""
@@ -116,27 +121,38 @@ class WarpOrder:
         self.time += 1
         joined[self._own(warps)] = self.time
         self.clock[warps] = joined
+        if self.carry is not None:
+            self.carry.complete(("bar", block, barrier) if barrier is not None else None, warps)
 
     def mbar_init(self, block: int, offset: int) -> None:
         self.phase.pop((block, offset), None)
         self.completed.pop((block, offset), None)
+        if self.carry is not None:
+            self.carry.drop(("mbar", block, offset))
+            self.carry.drop(("mbar done", block, offset))
 
     def mbar_arrive(self, block: int, offset: int, warp: int) -> None:
         key = (block, offset)
         c = self._published(warp)
         held = self.phase.get(key)
         self.phase[key] = c if held is None else np.maximum(held, c)
+        if self.carry is not None:
+            self.carry.arrive(("mbar", block, offset), [warp])
 
     def mbar_complete(self, block: int, offset: int) -> None:
         """The open phase completed: what a wait that sees it acquires."""
         key = (block, offset)
         held = self.phase.pop(key, None)
         self.completed[key] = held if held is not None else np.zeros(self.per_block, dtype=np.int64)
+        if self.carry is not None:
+            self.carry.move(("mbar", block, offset), ("mbar done", block, offset))
 
     def mbar_acquire(self, block: int, offset: int, warp: int) -> None:
         held = self.completed.get((block, offset))
         if held is not None:
             self.clock[warp] = np.maximum(self.clock[warp], held)
+        if self.carry is not None:
+            self.carry.complete(("mbar done", block, offset), [warp], keep=True)
 
     # ------------------------------------------------------------ accesses
     def forget(self, index: np.ndarray) -> None:
