@@ -22,10 +22,13 @@ arrivals left) and sets each participant's entry to the time it completes (a wai
 access in between); an mbarrier arrive joins the arriving warp's clock, its own entry the time of
 the arrive, into the phase; a wait that sees the phase acquires it.  Per shared byte: the last
 store (warp + 1, time) and the reads since (a mask of warps and, while they all read it at one time,
-that time; where they read it at different times -- consumers on their own paths -- each reader's
-latest, so a store ordered after every reader's own read passes whenever each read).  The per-reader
-times are a zero-filled [bytes, warps] array written only for such bytes: untouched pages take no
-memory.
+that time; where they read it at different times or in different instructions -- consumers on
+their own paths -- each reader's latest read, its instruction and lane, so a store ordered after
+every reader's own read passes whenever each read, and a store that races names the reader it
+races with, not the latest).  The per-reader arrays are zero-filled [bytes, warps] arrays written
+only for such bytes: untouched pages take no memory.  Where the readers all read in one
+instruction at one time, a race names that instruction and the racing warp, with the lane the
+latest reader read with (the lanes of one instruction are not kept per warp).
 
 A fence (MEMBAR of .gpu / .sys scope) by a warp orders its own accesses and those its clock holds
 (fence(): its clock with its own entry now); bobc.sim.races uses that for what the warp's later
@@ -72,14 +75,27 @@ class WarpOrder:
         self.w_pc = np.zeros(size, dtype=np.uint16)       # for the message
         self.r_mask = np.zeros(size, dtype=np.uint32)     # warps that read it since (bit per warp in the block)
         self.r_time = np.zeros(size, dtype=np.int32)      # when they read it (each its latest read), while all alike
-        self.r_mixed = np.zeros(size, dtype=bool)         # they read it at different times: r_each holds them
-        self.r_each = np.zeros((size, self.per_block), dtype=np.int32)   # per reader, only where r_mixed
+        self.r_mixed = np.zeros(size, dtype=bool)         # they read it at different times or instructions: r_each holds them
+        self.r_each = np.zeros((size, self.per_block), dtype=np.int32)   # per reader, only where r_mixed: its time,
+        self.r_each_pc = np.zeros((size, self.per_block), dtype=np.uint16)   # its instruction // 16
+        self.r_each_lane = np.zeros((size, self.per_block), dtype=np.uint8)  # and its lane (for the message)
         self.r_thread = np.zeros(size, dtype=np.uint16)
         self.r_pc = np.zeros(size, dtype=np.uint16)
         self._shadow = True
 
     def _thread(self, byte: int, local) -> int:
         return byte // self.shared_bytes * self.padded + int(local)
+
+    def _reader(self, byte: int, unordered: int) -> tuple:
+        """(thread, pc, False) of the first warp in the mask `unordered` among `byte`'s readers: its own
+        read where the readers read at different times or instructions (r_each_*), else the
+        instruction all read in, and the lane the latest reader read with."""
+        warp = (unordered & -unordered).bit_length() - 1
+        if self.r_mixed[byte]:
+            lane, pc = int(self.r_each_lane[byte, warp]), int(self.r_each_pc[byte, warp])
+        else:
+            lane, pc = int(self.r_thread[byte]) % WARP, int(self.r_pc[byte])
+        return self._thread(byte, warp * WARP + lane), pc * 16, False
 
     def _own(self, warps: np.ndarray) -> np.ndarray:
         return warps % self.per_block
@@ -196,11 +212,13 @@ class WarpOrder:
                     times[mixed] = self.r_each[index[k[mixed]]]
                 ordered = self.clock[warps[k]] > times
                 ok = (ordered.astype(np.uint64) << np.arange(self.per_block, dtype=np.uint64)).sum(axis=1)
-                bad = (readers[k].astype(np.uint64) & ~ok) != 0
+                unordered = readers[k].astype(np.uint64) & ~ok
+                bad = unordered != 0
                 if bad.any():
-                    i = int(k[np.argmax(bad)])
+                    j = int(np.argmax(bad))
+                    i = int(k[j])
                     b = int(index[i])
-                    return WarpRace(b, (self._thread(b, self.r_thread[b]), int(self.r_pc[b]) * 16, False), (int(threads[i]), pc, True))
+                    return WarpRace(b, self._reader(b, int(unordered[j])), (int(threads[i]), pc, True))
             # two warps storing to one byte in this one instruction
             if warps.size > WARP:
                 order = np.argsort(index, kind="stable")
@@ -218,14 +236,19 @@ class WarpOrder:
         else:
             bit = np.uint32(1) << own.astype(np.uint32)
             # readers before this one that read at another time: keep each reader's time apart
-            mixed = self.r_mixed[index] | (((self.r_mask[index] & ~bit) != 0) & (self.r_time[index] != self.time))
+            mixed = self.r_mixed[index] | (((self.r_mask[index] & ~bit) != 0)
+                                           & ((self.r_time[index] != self.time) | (self.r_pc[index] != pc // 16)))
             if mixed.any():
                 m = index[mixed]
                 fresh = np.unique(m[~self.r_mixed[m]])
-                if fresh.size:          # the readers so far all read at r_time
+                if fresh.size:          # the readers so far all read at r_time, in instruction r_pc
                     held = (self.r_mask[fresh][:, None] >> np.arange(self.per_block, dtype=np.uint32)) & 1
                     self.r_each[fresh] = np.where(held != 0, self.r_time[fresh][:, None], 0)
+                    self.r_each_pc[fresh] = self.r_pc[fresh][:, None]
+                    self.r_each_lane[fresh] = self.r_thread[fresh][:, None] % WARP
                 self.r_each[m, own[mixed]] = self.time
+                self.r_each_pc[m, own[mixed]] = pc // 16
+                self.r_each_lane[m, own[mixed]] = threads[mixed] % WARP
                 self.r_mixed[m] = True
             np.bitwise_or.at(self.r_mask, index, bit)
             self.r_time[index] = self.time
