@@ -15,7 +15,8 @@ warps need a barrier before the one thread's fence and atomic (ptxas's pattern),
 says, or each warp's own fence before a barrier and the atomic.  An acquiring atomic orders its
 own warp's later accesses, and its block's other warps' once the block's synchronization orders
 them after it (what a warp acquired travels with bobc.sim.warps' clocks: WarpOrder calls arrive /
-complete / move / drop here).  Two warps of one block are not judged against each other here.
+complete / move / drop here).  Two warps of one block are judged against each other too, on the
+block's synchronization alone: WarpOrder.ordered reads the history of the warps' clocks (logged).
 Atomics themselves never conflict (ATOMG / RED are not recorded as plain accesses).
 
 Vector clocks, one per warp (what it acquired: a dict, block -> its warps' times, bobc.sim.warps'
@@ -28,7 +29,7 @@ one thread's atomic), joined.  Accesses are recorded
 as (word, segment, warp, time, instruction, byte mask + store flag), a segment being a warp's
 acquired clock between two changes; an access (block b, warp u, time t) happens before a segment
 whose clock holds b with u's entry above t.  The check runs when the launch ends, on the words two
-blocks touch, one storing.
+blocks, or two warps of one block, touch, one storing.
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ from .warps import WARP, WarpOrder
 
 WRITE = 0x10      # the store flag beside a record's 4-bit byte mask
 CHUNK = 1 << 17   # threads recorded at once
-STORED, SHARED = 1, 2    # a place's flags: a block stored to it; two blocks touched it
+STORED, SHARED, WARPS = 1, 2, 4    # a place's flags: a block stored to it; two blocks touched it; two warps of one did
 
 
 def _join(a: dict | None, b: dict | None) -> dict | None:
@@ -79,11 +80,13 @@ def _places(held: np.ndarray | tuple) -> np.ndarray:
 
 
 class BlockRace:
-    """Two blocks' unordered conflicting accesses (BlockOrder.first_race's answer)."""
+    """Two blocks' (or two warps' of one block) unordered conflicting accesses (BlockOrder.first_race's
+    answer)."""
 
-    def __init__(self, word: int, byte_mask: int, first: tuple, second: tuple):
+    def __init__(self, word: int, byte_mask: int, first: tuple, second: tuple, warps: tuple | None = None):
         self.word, self.byte_mask = word, byte_mask
         self.first, self.second = first, second      # (block, pc, writes) each
+        self.warps = warps                           # (warp, warp) in their block where both are one block's
 
 
 class BlockOrder:
@@ -124,10 +127,12 @@ class BlockOrder:
         # records' segments and warps (in their blocks) as runs (an access's threads come warp by warp),
         # its flags one number where all are alike, the time (bobc.sim.warps) it was made at
         self._parts: list[tuple] = []
-        # per place: a block that touched it + 1 (0: none yet), and flags STORED, SHARED (touched by
+        # per place: a warp that touched it + 1 (0: none yet; its global index), and flags STORED, SHARED
+        # (touched by two blocks), WARPS (by two warps of the first one's block; of others: SHARED keeps all)
         # two blocks) -- zero-filled, so the pages of places never touched take no memory (the places
         # can be all the residents: 22 M words)
-        self._first = np.zeros(self.places, dtype=np.int16 if blocks < 1 << 15 else np.int32)
+        self._first = np.zeros(self.places, dtype=np.int16 if warps.warps < (1 << 15) - 1 else np.int32)
+        warps.logged = self.per_block > 1        # two warps of a block are judged from the clocks' history
         self._flags = np.zeros(self.places, dtype=np.uint8)
         self._any_suspect = False
 
@@ -230,17 +235,22 @@ class BlockOrder:
             return
         places = ((words - self.span_starts[k]).astype(np.int64) + self.span_first[k])
         blocks = blocks.astype(np.int32, copy=False)
-        mark = (blocks + 1).astype(self._first.dtype)
+        mark = (warps + 1).astype(self._first.dtype)
         first = self._first[places]
         new = first == 0
         if new.any():
-            self._first[places[new]] = mark[new]        # of several blocks at once, any one
+            self._first[places[new]] = mark[new]        # of several warps at once, any one
             first = self._first[places]
         if writes:
             self._flags[places] |= STORED
-        shared = first != mark
-        if shared.any():
-            self._flags[places[shared]] |= SHARED
+        other = first != mark
+        if other.any():
+            shared = (first.astype(np.int64) - 1) // self.per_block != blocks
+            if shared.any():
+                self._flags[places[shared]] |= SHARED
+            same = other & ~shared
+            if same.any():
+                self._flags[places[same]] |= WARPS
         # a place becomes suspect only when an access touches it: this one's say whether any is now
         self._any_suspect = self._any_suspect or bool(self._suspect(places).any())
         runs = np.r_[0, np.flatnonzero(warps[1:] != warps[:-1]) + 1]
@@ -251,7 +261,8 @@ class BlockOrder:
 
     def _suspect(self, places: np.ndarray) -> np.ndarray:
         """Which places two blocks touch, one storing."""
-        return self._flags[places] == STORED | SHARED
+        flags = self._flags[places]
+        return ((flags & STORED) != 0) & ((flags & (SHARED | WARPS)) != 0)
 
     def _word(self, place: int) -> int:
         k = int(np.searchsorted(self.span_first, place, side="right")) - 1
@@ -321,7 +332,7 @@ class BlockOrder:
         return known[inverse.ravel(), warps_x.astype(np.int64)] > times_x
 
     def first_race(self) -> BlockRace | None:
-        if not self._parts or self.blocks < 2:
+        if not self._parts or (self.blocks < 2 and self.per_block < 2):
             return None
         if not self._any_suspect:
             self._parts = []
@@ -345,11 +356,12 @@ class BlockOrder:
         words, segs, warps, flags, pcs, times = (np.concatenate(column) for column in zip(*kept))
         del kept
         blocks = np.asarray(self.seg_block, dtype=np.int32)[segs]
-        # one record per (word, segment, warp, flags): the latest (the hardest to have released)
-        order = np.lexsort((-times, flags, warps, segs, words))
+        # one record per (word, segment, warp, flags, time): a warp's accesses between two of its
+        # synchronizations are alike to either check
+        order = np.lexsort((times, flags, warps, segs, words))
         words, segs, warps, pcs, flags, blocks, times = (x[order] for x in (words, segs, warps, pcs, flags, blocks, times))
         first = np.r_[True, (words[1:] != words[:-1]) | (segs[1:] != segs[:-1]) | (warps[1:] != warps[:-1])
-                      | (flags[1:] != flags[:-1])]
+                      | (flags[1:] != flags[:-1]) | (times[1:] != times[:-1])]
         words, segs, warps, pcs, flags, blocks, times = (x[first] for x in (words, segs, warps, pcs, flags, blocks, times))
         starts = np.flatnonzero(np.r_[True, words[1:] != words[:-1]])
         lengths = np.diff(np.r_[starts, words.size])
@@ -360,16 +372,27 @@ class BlockOrder:
         counts = group_length[writers]
         i = np.repeat(writers, counts)
         j = np.repeat(group_start[writers], counts) + (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
-        conflict = (blocks[i] != blocks[j]) & ((flags[i] & flags[j] & 0xF) != 0)
+        conflict = ((blocks[i] != blocks[j]) | (warps[i] != warps[j])) & ((flags[i] & flags[j] & 0xF) != 0)
         i, j = i[conflict], j[conflict]
         if i.size == 0:
             return None
-        ordered = self._before(segs[i], warps[i], times[i], segs[j]) | self._before(segs[j], warps[j], times[j], segs[i])
+        ordered = np.zeros(i.size, dtype=bool)
+        apart = blocks[i] != blocks[j]
+        k = np.flatnonzero(apart)
+        if k.size:
+            ordered[k] = (self._before(segs[i[k]], warps[i[k]], times[i[k]], segs[j[k]])
+                          | self._before(segs[j[k]], warps[j[k]], times[j[k]], segs[i[k]]))
+        k = np.flatnonzero(~apart)         # two warps of one block: the block's synchronization (bobc.sim.warps)
+        if k.size:
+            x, y = i[k], j[k]
+            ordered[k] = (self.warps.ordered(blocks[x], warps[x], times[x], warps[y], times[y])
+                          | self.warps.ordered(blocks[x], warps[y], times[y], warps[x], times[x]))
         unordered = np.flatnonzero(~ordered)
         if unordered.size == 0:
             return None
         a, b = int(i[unordered[0]]), int(j[unordered[0]])
-        first, second = sorted((a, b), key=lambda k: (int(blocks[k]), int(pcs[k])))
+        first, second = sorted((a, b), key=lambda k: (int(blocks[k]), int(times[k]), int(pcs[k])))
         return BlockRace(self._word(int(words[a])), int(flags[a] & flags[b] & 0xF),
                          (int(blocks[first]), int(pcs[first]), bool(flags[first] & WRITE)),
-                         (int(blocks[second]), int(pcs[second]), bool(flags[second] & WRITE)))
+                         (int(blocks[second]), int(pcs[second]), bool(flags[second] & WRITE)),
+                         None if blocks[a] != blocks[b] else (int(warps[first]), int(warps[second])))

@@ -33,8 +33,15 @@ latest reader read with (the lanes of one instruction are not kept per warp).
 A fence (MEMBAR of .gpu / .sys scope) by a warp orders its own accesses and those its clock holds
 (fence(): its clock with its own entry now); bobc.sim.races uses that for what the warp's later
 atomics release to other blocks.
+Where bobc.sim.races judges two warps' global accesses (`logged`), the clocks' changes are kept
+(_log: per barrier completion its block, time and warps, the clock only where not every entry is
+the time; per mbarrier wait that changed a warp's clock, which then starts a new time) and
+ordered() reads a warp's clock at a past time from them.  What a warp acquired from other blocks
+travels with the same synchronization (`carry`: bobc.sim.races.BlockOrder).
 """
 from __future__ import annotations
+
+from array import array
 
 import numpy as np
 
@@ -65,6 +72,12 @@ class WarpOrder:
         # bobc.sim.races.BlockOrder, where the launch has several blocks: what each warp acquired from
         # other blocks travels along the same synchronization (its arrive / complete / move / drop)
         self.carry = None
+        # the clocks' history, where `logged` (bobc.sim.races: two warps' global accesses judged when
+        # the launch ends): per change of warps' clocks, its block, time, the warps (a mask) and
+        # their clock -- kept only where it is not every entry that time (a whole block's barrier)
+        self.logged = False
+        self.log_block, self.log_time, self.log_mask = array("q"), array("q"), array("q")
+        self.log_rows_at, self.log_rows = array("q"), array("q")     # the events whose clock is kept, and it (flat)
         self._shadow = None
 
     def _make_shadow(self, size: int) -> None:
@@ -137,6 +150,8 @@ class WarpOrder:
         self.time += 1
         joined[self._own(warps)] = self.time
         self.clock[warps] = joined
+        if self.logged:
+            self._log(block, int((np.uint64(1) << self._own(warps).astype(np.uint64)).sum()), joined)
         if self.carry is not None:
             self.carry.complete(("bar", block, barrier) if barrier is not None else None, warps)
 
@@ -166,9 +181,60 @@ class WarpOrder:
     def mbar_acquire(self, block: int, offset: int, warp: int) -> None:
         held = self.completed.get((block, offset))
         if held is not None:
-            self.clock[warp] = np.maximum(self.clock[warp], held)
+            joined = np.maximum(self.clock[warp], held)
+            if self.logged and not np.array_equal(joined, self.clock[warp]):
+                self.time += 1          # the warp's accesses from now on are the ones ordered after the phase
+                self._log(block, 1 << (warp % self.per_block), joined)
+            self.clock[warp] = joined
         if self.carry is not None:
             self.carry.complete(("mbar done", block, offset), [warp], keep=True)
+
+    def _log(self, block: int, mask: int, row: np.ndarray) -> None:
+        if not (row == self.time).all():
+            self.log_rows_at.append(len(self.log_time))
+            self.log_rows.extend(row.tolist())
+        self.log_block.append(block)
+        self.log_time.append(self.time)
+        self.log_mask.append(mask)
+
+    def ordered(self, blocks: np.ndarray, first: np.ndarray, first_time: np.ndarray,
+                second: np.ndarray, second_time: np.ndarray) -> np.ndarray:
+        """Whether each access of warp `first` (in its block) made at `first_time` happens before the
+        access of warp `second` of the same block at `second_time` (`logged` launches): the second
+        warp's clock then (its last change at or before that time) covers the first's time."""
+        out = np.zeros(blocks.size, dtype=bool)
+        if not len(self.log_time) or blocks.size == 0:
+            return out
+        ev_block = np.frombuffer(self.log_block, dtype=np.int64)
+        ev_time = np.frombuffer(self.log_time, dtype=np.int64)
+        ev_mask = np.frombuffer(self.log_mask, dtype=np.int64)
+        keep = np.flatnonzero(np.isin(ev_block, np.unique(blocks)))
+        if keep.size == 0:
+            return out
+        # one row per (event, warp it changed): key = the warp's global index
+        bits = (ev_mask[keep, None] >> np.arange(self.per_block, dtype=np.int64)) & 1
+        e, w = np.nonzero(bits)
+        ev = keep[e]
+        key = ev_block[ev] * self.per_block + w
+        order = np.lexsort((ev_time[ev], key))
+        key, times, ev = key[order], ev_time[ev][order], ev[order]
+        scale = np.int64(self.time + 2)
+        at = np.searchsorted(key * scale + times, (blocks.astype(np.int64) * self.per_block + second) * scale
+                             + second_time, side="right") - 1
+        found = (at >= 0) & (key[np.maximum(at, 0)] == blocks.astype(np.int64) * self.per_block + second)
+        if not found.any():
+            return out
+        hit = np.flatnonzero(found)
+        events = ev[at[hit]]
+        known = ev_time[events].copy()            # a whole block's barrier: every entry its time
+        if len(self.log_rows_at):
+            rows_at = np.frombuffer(self.log_rows_at, dtype=np.int64)
+            rows = np.frombuffer(self.log_rows, dtype=np.int64).reshape(-1, self.per_block)
+            r = np.minimum(np.searchsorted(rows_at, events), rows_at.size - 1)
+            kept = rows_at[r] == events
+            known[kept] = rows[r[kept], first[hit[kept]].astype(np.int64)]
+        out[hit] = known > first_time[hit]
+        return out
 
     # ------------------------------------------------------------ accesses
     def forget(self, index: np.ndarray) -> None:
