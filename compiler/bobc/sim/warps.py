@@ -22,13 +22,14 @@ arrivals left) and sets each participant's entry to the time it completes (a wai
 access in between); an mbarrier arrive joins the arriving warp's clock, its own entry the time of
 the arrive, into the phase; a wait that sees the phase acquires it.  Per shared byte: the last
 store (warp + 1, time) and the reads since (a mask of warps and, while they all read it at one time,
-that time; where they read it at different times or in different instructions -- consumers on
-their own paths -- each reader's latest read, its instruction and lane, so a store ordered after
-every reader's own read passes whenever each read, and a store that races names the reader it
-races with, not the latest).  The per-reader arrays are zero-filled [bytes, warps] arrays written
-only for such bytes: untouched pages take no memory.  Where the readers all read in one
-instruction at one time, a race names that instruction and the racing warp, with the lane the
-latest reader read with (the lanes of one instruction are not kept per warp).
+that time; where they read it at different times -- consumers on their own paths -- each reader's
+latest read, its instruction and lane, so a store ordered after every reader's own read passes
+whenever each read, and a store that races names the reader it races with, not the latest).  The
+per-reader arrays are zero-filled [bytes, warps] arrays written only for such bytes: untouched
+pages take no memory.  Where the readers all read at one time (between the same synchronizations),
+a race names the racing warp with the latest reader's instruction and lane (not kept per warp there:
+that would write a [bytes, warps] row for most shared tiles, which warps read in their own
+instructions between the same barriers).
 
 A fence (MEMBAR of .gpu / .sys scope) by a warp orders its own accesses and those its clock holds
 (fence(): its clock with its own entry now); bobc.sim.races uses that for what the warp's later
@@ -88,7 +89,7 @@ class WarpOrder:
         self.w_pc = np.zeros(size, dtype=np.uint16)       # for the message
         self.r_mask = np.zeros(size, dtype=np.uint32)     # warps that read it since (bit per warp in the block)
         self.r_time = np.zeros(size, dtype=np.int32)      # when they read it (each its latest read), while all alike
-        self.r_mixed = np.zeros(size, dtype=bool)         # they read it at different times or instructions: r_each holds them
+        self.r_mixed = np.zeros(size, dtype=bool)         # they read it at different times: r_each holds them
         self.r_each = np.zeros((size, self.per_block), dtype=np.int32)   # per reader, only where r_mixed: its time,
         self.r_each_pc = np.zeros((size, self.per_block), dtype=np.uint16)   # its instruction // 16
         self.r_each_lane = np.zeros((size, self.per_block), dtype=np.uint8)  # and its lane (for the message)
@@ -101,8 +102,8 @@ class WarpOrder:
 
     def _reader(self, byte: int, unordered: int) -> tuple:
         """(thread, pc, False) of the first warp in the mask `unordered` among `byte`'s readers: its own
-        read where the readers read at different times or instructions (r_each_*), else the
-        instruction all read in, and the lane the latest reader read with."""
+        read where the readers read at different times (r_each_*), else the latest reader's
+        instruction and lane (readers at one time: between the same synchronizations)."""
         warp = (unordered & -unordered).bit_length() - 1
         if self.r_mixed[byte]:
             lane, pc = int(self.r_each_lane[byte, warp]), int(self.r_each_pc[byte, warp])
@@ -302,8 +303,7 @@ class WarpOrder:
         else:
             bit = np.uint32(1) << own.astype(np.uint32)
             # readers before this one that read at another time: keep each reader's time apart
-            mixed = self.r_mixed[index] | (((self.r_mask[index] & ~bit) != 0)
-                                           & ((self.r_time[index] != self.time) | (self.r_pc[index] != pc // 16)))
+            mixed = self.r_mixed[index] | (((self.r_mask[index] & ~bit) != 0) & (self.r_time[index] != self.time))
             if mixed.any():
                 m = index[mixed]
                 fresh = np.unique(m[~self.r_mixed[m]])
