@@ -12,20 +12,24 @@ Granularity: a warp fences (its lanes are not told apart): a fence by a warp ord
 accesses before it and those of its block's other warps that the block's synchronization ordered
 before it (bobc.sim.warps: the warp's vector clock over its block's warps) -- so stores by several
 warps need a barrier before the one thread's fence and atomic (ptxas's pattern), as the PTX model
-says, or each warp's own fence before a barrier and the atomic.  An acquiring atomic orders its whole block's later accesses (the acquiring side does not
-tell the block's warps apart), and two warps of one block are not judged against each other here.
+says, or each warp's own fence before a barrier and the atomic.  An acquiring atomic orders its
+own warp's later accesses, and its block's other warps' once the block's synchronization orders
+them after it (what a warp acquired travels with bobc.sim.warps' clocks: WarpOrder calls arrive /
+complete / move / drop here).  Two warps of one block are judged against each other too, on the
+block's synchronization alone: WarpOrder.ordered reads the history of the warps' clocks (logged).
 Atomics themselves never conflict (ATOMG / RED are not recorded as plain accesses).
 
-Vector clocks, one per block (a dict: block -> its warps' times, bobc.sim.warps' one counter): a
-warp's fence keeps its warp clock (its own entry the fence's time) and its block's clock; an
+Vector clocks, one per warp (what it acquired: a dict, block -> its warps' times, bobc.sim.warps'
+one counter): a warp's fence keeps its warp clock (its own entry the fence's time) and what the
+warp acquired; an
 atomic on a word first acquires (joins) what the word's release sequence holds, then adds what
 its warp releases: the fences of its block's warps ordered before the atomic (its own last one;
 another warp's whose time the atomic's warp clock covers -- each warp's fence then a barrier then
 one thread's atomic), joined.  Accesses are recorded
-as (word, segment, warp, time, instruction, byte mask + store flag), a segment being a block's
-clock between two acquisitions; an access (block b, warp u, time t) happens before a segment
+as (word, segment, warp, time, instruction, byte mask + store flag), a segment being a warp's
+acquired clock between two changes; an access (block b, warp u, time t) happens before a segment
 whose clock holds b with u's entry above t.  The check runs when the launch ends, on the words two
-blocks touch, one storing.
+blocks, or two warps of one block, touch, one storing.
 """
 from __future__ import annotations
 
@@ -35,7 +39,7 @@ from .warps import WARP, WarpOrder
 
 WRITE = 0x10      # the store flag beside a record's 4-bit byte mask
 CHUNK = 1 << 17   # threads recorded at once
-STORED, SHARED = 1, 2    # a place's flags: a block stored to it; two blocks touched it
+STORED, SHARED, WARPS = 1, 2, 4    # a place's flags: a block stored to it; two blocks touched it; two warps of one did
 
 
 def _join(a: dict | None, b: dict | None) -> dict | None:
@@ -76,11 +80,13 @@ def _places(held: np.ndarray | tuple) -> np.ndarray:
 
 
 class BlockRace:
-    """Two blocks' unordered conflicting accesses (BlockOrder.first_race's answer)."""
+    """Two blocks' (or two warps' of one block) unordered conflicting accesses (BlockOrder.first_race's
+    answer)."""
 
-    def __init__(self, word: int, byte_mask: int, first: tuple, second: tuple):
+    def __init__(self, word: int, byte_mask: int, first: tuple, second: tuple, warps: tuple | None = None):
         self.word, self.byte_mask = word, byte_mask
         self.first, self.second = first, second      # (block, pc, writes) each
+        self.warps = warps                           # (warp, warp) in their block where both are one block's
 
 
 class BlockOrder:
@@ -102,11 +108,16 @@ class BlockOrder:
         else:
             self.warp_of_thread = np.arange(block_of_thread.size, dtype=np.int64) // WARP
         self.warps = warps
+        warps.carry = self
         self.per_block = warps.per_block
-        self.segment = np.arange(blocks, dtype=np.int64)       # each block's current segment
-        self.seg_block = list(range(blocks))
-        self.seg_clock: list[dict | None] = [None] * blocks
-        self.clock: list[dict | None] = [None] * blocks       # what each block acquired: block -> its warps' times
+        self.segment = np.arange(warps.warps, dtype=np.int64)      # each warp's current segment
+        self.seg_block = (np.arange(warps.warps) // self.per_block).tolist()
+        self.seg_clock: list[dict | None] = [None] * warps.warps
+        # what each warp acquired (block -> its warps' times): its own acquiring atomics, and what the
+        # block's synchronization carried to it from its block's other warps (arrive / complete)
+        self.clock: list[dict | None] = [None] * warps.warps
+        self.held: dict[tuple, dict | None] = {}               # a barrier's / mbarrier phase's arrivals' acquired clocks
+        self._carrying = False                                 # whether any warp acquired anything yet
         # per warp, its last fence: its clock then (own entry the fence's time) and its block's clock then
         self.fence_clock = np.zeros((warps.warps, self.per_block), dtype=np.int64)
         self.fenced = np.zeros(warps.warps, dtype=bool)
@@ -116,18 +127,57 @@ class BlockOrder:
         # records' segments and warps (in their blocks) as runs (an access's threads come warp by warp),
         # its flags one number where all are alike, the time (bobc.sim.warps) it was made at
         self._parts: list[tuple] = []
-        # per place: a block that touched it + 1 (0: none yet), and flags STORED, SHARED (touched by
+        # per place: a warp that touched it + 1 (0: none yet; its global index), and flags STORED, SHARED
+        # (touched by two blocks), WARPS (by two warps of the first one's block; of others: SHARED keeps all)
         # two blocks) -- zero-filled, so the pages of places never touched take no memory (the places
         # can be all the residents: 22 M words)
-        self._first = np.zeros(self.places, dtype=np.int16 if blocks < 1 << 15 else np.int32)
+        self._first = np.zeros(self.places, dtype=np.int16 if warps.warps < (1 << 15) - 1 else np.int32)
+        warps.logged = self.per_block > 1        # two warps of a block are judged from the clocks' history
         self._flags = np.zeros(self.places, dtype=np.uint8)
         self._any_suspect = False
 
     # ------------------------------------------------------------ while the launch runs
-    def _new_segment(self, b: int) -> None:
-        self.segment[b] = len(self.seg_block)
-        self.seg_block.append(b)
-        self.seg_clock.append(self.clock[b])
+    def _new_segment(self, w: int) -> None:
+        self.segment[w] = len(self.seg_block)
+        self.seg_block.append(w // self.per_block)
+        self.seg_clock.append(self.clock[w])
+
+    def _acquire(self, w: int, clock: dict | None) -> None:
+        """Warp `w` (global index) is ordered after `clock`."""
+        joined = _join(self.clock[w], clock)
+        if not _same(joined, self.clock[w]):
+            self.clock[w] = joined
+            self._new_segment(w)
+            self._carrying = True
+
+    # the block's synchronization (bobc.sim.warps.WarpOrder calls these): what a warp acquired goes
+    # with it to the warps that synchronize with it -- an acquire orders the acquiring warp's later
+    # accesses and, through a barrier or an mbarrier, those of the warps that wait for it
+    def arrive(self, key: tuple, warps) -> None:
+        if not self._carrying:
+            return
+        held = self.held.get(key)
+        for w in np.unique(np.asarray(warps)).tolist():
+            held = _join(held, self.clock[w])
+        self.held[key] = held
+
+    def complete(self, key: tuple | None, warps, keep: bool = False) -> None:
+        if not self._carrying:
+            return
+        warps = np.unique(np.asarray(warps)).tolist()
+        joined = None if key is None else (self.held.get(key) if keep else self.held.pop(key, None))
+        for w in warps:
+            joined = _join(joined, self.clock[w])
+        if joined:
+            for w in warps:
+                self._acquire(w, joined)
+
+    def move(self, key: tuple, to: tuple) -> None:
+        if self._carrying:
+            self.held[to] = self.held.pop(key, None)
+
+    def drop(self, key: tuple) -> None:
+        self.held.pop(key, None)
 
     def access(self, addresses: np.ndarray, size: int, blocks: np.ndarray, pc: int, writes: bool,
                warps: np.ndarray | None = None) -> None:
@@ -185,28 +235,34 @@ class BlockOrder:
             return
         places = ((words - self.span_starts[k]).astype(np.int64) + self.span_first[k])
         blocks = blocks.astype(np.int32, copy=False)
-        mark = (blocks + 1).astype(self._first.dtype)
+        mark = (warps + 1).astype(self._first.dtype)
         first = self._first[places]
         new = first == 0
         if new.any():
-            self._first[places[new]] = mark[new]        # of several blocks at once, any one
+            self._first[places[new]] = mark[new]        # of several warps at once, any one
             first = self._first[places]
         if writes:
             self._flags[places] |= STORED
-        shared = first != mark
-        if shared.any():
-            self._flags[places[shared]] |= SHARED
+        other = first != mark
+        if other.any():
+            shared = (first.astype(np.int64) - 1) // self.per_block != blocks
+            if shared.any():
+                self._flags[places[shared]] |= SHARED
+            same = other & ~shared
+            if same.any():
+                self._flags[places[same]] |= WARPS
         # a place becomes suspect only when an access touches it: this one's say whether any is now
         self._any_suspect = self._any_suspect or bool(self._suspect(places).any())
         runs = np.r_[0, np.flatnonzero(warps[1:] != warps[:-1]) + 1]
         flags = masks | (WRITE if writes else 0) if isinstance(masks, int) else masks | np.uint8(WRITE if writes else 0)
         self._parts.append((_spans(places, self.place_type), runs.astype(np.int32),
-                            self.segment[blocks[runs]].astype(np.int32), (warps[runs] % self.per_block).astype(np.uint8),
+                            self.segment[warps[runs]].astype(np.int32), (warps[runs] % self.per_block).astype(np.uint8),
                             flags, pc, self.warps.time))
 
     def _suspect(self, places: np.ndarray) -> np.ndarray:
         """Which places two blocks touch, one storing."""
-        return self._flags[places] == STORED | SHARED
+        flags = self._flags[places]
+        return ((flags & STORED) != 0) & ((flags & (SHARED | WARPS)) != 0)
 
     def _word(self, place: int) -> int:
         k = int(np.searchsorted(self.span_first, place, side="right")) - 1
@@ -221,7 +277,7 @@ class BlockOrder:
         self.fence_clock[warps] = self.warps.fence(warps)
         self.fenced[warps] = True
         for w in warps.tolist():
-            self.fence_acquired[w] = self.clock[w // self.per_block]
+            self.fence_acquired[w] = self.clock[w]
 
     def _released(self, w: int) -> dict | None:
         """What an atomic by warp `w` releases now: the fences of its block's warps ordered before it
@@ -246,19 +302,16 @@ class BlockOrder:
 
     def atomic(self, addresses: np.ndarray, threads, returns: bool) -> None:
         """Atomics at `addresses` by `threads`, in the order the executor applies them: each
-        acquires its word's release sequence (an atomic returning the value it read; for its whole
-        block -- the block's other threads are not told apart here) and adds what its warp's
-        fences release (_released)."""
+        acquires its word's release sequence (an atomic returning the value it read; for its warp:
+        the block's other warps only through a barrier or an mbarrier after it, see arrive /
+        complete) and adds what its warp's fences release (_released)."""
         blocks = self.block_of_thread if threads is True else self.block_of_thread[threads]
         warps = self.warp_of_thread if threads is True else self.warp_of_thread[threads]
         words = (addresses.astype(np.uint64) // np.uint64(4)).tolist()
         for word, b, w in zip(words, blocks.tolist(), warps.tolist()):
             held = self.sync.get(word)
             if returns and held:
-                joined = _join(self.clock[b], {k: v for k, v in held.items() if k != b})
-                if not _same(joined, self.clock[b]):
-                    self.clock[b] = joined
-                    self._new_segment(b)
+                self._acquire(w, {k: v for k, v in held.items() if k != b})
             released = self._released(w) if self.fenced[w - w % self.per_block:w - w % self.per_block + self.per_block].any() else None
             if released is not None:
                 self.sync[word] = _join(held, released)
@@ -279,7 +332,7 @@ class BlockOrder:
         return known[inverse.ravel(), warps_x.astype(np.int64)] > times_x
 
     def first_race(self) -> BlockRace | None:
-        if not self._parts or self.blocks < 2:
+        if not self._parts or (self.blocks < 2 and self.per_block < 2):
             return None
         if not self._any_suspect:
             self._parts = []
@@ -303,11 +356,12 @@ class BlockOrder:
         words, segs, warps, flags, pcs, times = (np.concatenate(column) for column in zip(*kept))
         del kept
         blocks = np.asarray(self.seg_block, dtype=np.int32)[segs]
-        # one record per (word, segment, warp, flags): the latest (the hardest to have released)
-        order = np.lexsort((-times, flags, warps, segs, words))
+        # one record per (word, segment, warp, flags, time): a warp's accesses between two of its
+        # synchronizations are alike to either check
+        order = np.lexsort((times, flags, warps, segs, words))
         words, segs, warps, pcs, flags, blocks, times = (x[order] for x in (words, segs, warps, pcs, flags, blocks, times))
         first = np.r_[True, (words[1:] != words[:-1]) | (segs[1:] != segs[:-1]) | (warps[1:] != warps[:-1])
-                      | (flags[1:] != flags[:-1])]
+                      | (flags[1:] != flags[:-1]) | (times[1:] != times[:-1])]
         words, segs, warps, pcs, flags, blocks, times = (x[first] for x in (words, segs, warps, pcs, flags, blocks, times))
         starts = np.flatnonzero(np.r_[True, words[1:] != words[:-1]])
         lengths = np.diff(np.r_[starts, words.size])
@@ -318,16 +372,27 @@ class BlockOrder:
         counts = group_length[writers]
         i = np.repeat(writers, counts)
         j = np.repeat(group_start[writers], counts) + (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
-        conflict = (blocks[i] != blocks[j]) & ((flags[i] & flags[j] & 0xF) != 0)
+        conflict = ((blocks[i] != blocks[j]) | (warps[i] != warps[j])) & ((flags[i] & flags[j] & 0xF) != 0)
         i, j = i[conflict], j[conflict]
         if i.size == 0:
             return None
-        ordered = self._before(segs[i], warps[i], times[i], segs[j]) | self._before(segs[j], warps[j], times[j], segs[i])
+        ordered = np.zeros(i.size, dtype=bool)
+        apart = blocks[i] != blocks[j]
+        k = np.flatnonzero(apart)
+        if k.size:
+            ordered[k] = (self._before(segs[i[k]], warps[i[k]], times[i[k]], segs[j[k]])
+                          | self._before(segs[j[k]], warps[j[k]], times[j[k]], segs[i[k]]))
+        k = np.flatnonzero(~apart)         # two warps of one block: the block's synchronization (bobc.sim.warps)
+        if k.size:
+            x, y = i[k], j[k]
+            ordered[k] = (self.warps.ordered(blocks[x], warps[x], times[x], warps[y], times[y])
+                          | self.warps.ordered(blocks[x], warps[y], times[y], warps[x], times[x]))
         unordered = np.flatnonzero(~ordered)
         if unordered.size == 0:
             return None
         a, b = int(i[unordered[0]]), int(j[unordered[0]])
-        first, second = sorted((a, b), key=lambda k: (int(blocks[k]), int(pcs[k])))
+        first, second = sorted((a, b), key=lambda k: (int(blocks[k]), int(times[k]), int(pcs[k])))
         return BlockRace(self._word(int(words[a])), int(flags[a] & flags[b] & 0xF),
                          (int(blocks[first]), int(pcs[first]), bool(flags[first] & WRITE)),
-                         (int(blocks[second]), int(pcs[second]), bool(flags[second] & WRITE)))
+                         (int(blocks[second]), int(pcs[second]), bool(flags[second] & WRITE)),
+                         None if blocks[a] != blocks[b] else (int(warps[first]), int(warps[second])))

@@ -23,15 +23,26 @@ access in between); an mbarrier arrive joins the arriving warp's clock, its own 
 the arrive, into the phase; a wait that sees the phase acquires it.  Per shared byte: the last
 store (warp + 1, time) and the reads since (a mask of warps and, while they all read it at one time,
 that time; where they read it at different times -- consumers on their own paths -- each reader's
-latest, so a store ordered after every reader's own read passes whenever each read).  The per-reader
-times are a zero-filled [bytes, warps] array written only for such bytes: untouched pages take no
-memory.
+latest read, its instruction and lane, so a store ordered after every reader's own read passes
+whenever each read, and a store that races names the reader it races with, not the latest).  The
+per-reader arrays are zero-filled [bytes, warps] arrays written only for such bytes: untouched
+pages take no memory.  Where the readers all read at one time (between the same synchronizations),
+a race names the racing warp with the latest reader's instruction and lane (not kept per warp there:
+that would write a [bytes, warps] row for most shared tiles, which warps read in their own
+instructions between the same barriers).
 
 A fence (MEMBAR of .gpu / .sys scope) by a warp orders its own accesses and those its clock holds
 (fence(): its clock with its own entry now); bobc.sim.races uses that for what the warp's later
 atomics release to other blocks.
+Where bobc.sim.races judges two warps' global accesses (`logged`), the clocks' changes are kept
+(_log: per barrier completion its block, time and warps, the clock only where not every entry is
+the time; per mbarrier wait that changed a warp's clock, which then starts a new time) and
+ordered() reads a warp's clock at a past time from them.  What a warp acquired from other blocks
+travels with the same synchronization (`carry`: bobc.sim.races.BlockOrder).
 """
 from __future__ import annotations
+
+from array import array
 
 import numpy as np
 
@@ -59,6 +70,15 @@ class WarpOrder:
         self.arrived: dict[tuple[int, int], np.ndarray] = {}       # (block, barrier) -> BAR.ARV arrivals' clock
         self.phase: dict[tuple[int, int], np.ndarray] = {}         # (block, mbarrier) -> the open phase's clock
         self.completed: dict[tuple[int, int], np.ndarray] = {}     # (block, mbarrier) -> the last completed phase's
+        # bobc.sim.races.BlockOrder, where the launch has several blocks: what each warp acquired from
+        # other blocks travels along the same synchronization (its arrive / complete / move / drop)
+        self.carry = None
+        # the clocks' history, where `logged` (bobc.sim.races: two warps' global accesses judged when
+        # the launch ends): per change of warps' clocks, its block, time, the warps (a mask) and
+        # their clock -- kept only where it is not every entry that time (a whole block's barrier)
+        self.logged = False
+        self.log_block, self.log_time, self.log_mask = array("q"), array("q"), array("q")
+        self.log_rows_at, self.log_rows = array("q"), array("q")     # the events whose clock is kept, and it (flat)
         self._shadow = None
 
     def _make_shadow(self, size: int) -> None:
@@ -70,13 +90,26 @@ class WarpOrder:
         self.r_mask = np.zeros(size, dtype=np.uint32)     # warps that read it since (bit per warp in the block)
         self.r_time = np.zeros(size, dtype=np.int32)      # when they read it (each its latest read), while all alike
         self.r_mixed = np.zeros(size, dtype=bool)         # they read it at different times: r_each holds them
-        self.r_each = np.zeros((size, self.per_block), dtype=np.int32)   # per reader, only where r_mixed
+        self.r_each = np.zeros((size, self.per_block), dtype=np.int32)   # per reader, only where r_mixed: its time,
+        self.r_each_pc = np.zeros((size, self.per_block), dtype=np.uint16)   # its instruction // 16
+        self.r_each_lane = np.zeros((size, self.per_block), dtype=np.uint8)  # and its lane (for the message)
         self.r_thread = np.zeros(size, dtype=np.uint16)
         self.r_pc = np.zeros(size, dtype=np.uint16)
         self._shadow = True
 
     def _thread(self, byte: int, local) -> int:
         return byte // self.shared_bytes * self.padded + int(local)
+
+    def _reader(self, byte: int, unordered: int) -> tuple:
+        """(thread, pc, False) of the first warp in the mask `unordered` among `byte`'s readers: its own
+        read where the readers read at different times (r_each_*), else the latest reader's
+        instruction and lane (readers at one time: between the same synchronizations)."""
+        warp = (unordered & -unordered).bit_length() - 1
+        if self.r_mixed[byte]:
+            lane, pc = int(self.r_each_lane[byte, warp]), int(self.r_each_pc[byte, warp])
+        else:
+            lane, pc = int(self.r_thread[byte]) % WARP, int(self.r_pc[byte])
+        return self._thread(byte, warp * WARP + lane), pc * 16, False
 
     def _own(self, warps: np.ndarray) -> np.ndarray:
         return warps % self.per_block
@@ -105,6 +138,8 @@ class WarpOrder:
             c = self._published(w)
             held = c if held is None else np.maximum(held, c)
         self.arrived[key] = held
+        if self.carry is not None:
+            self.carry.arrive(("bar", block, barrier), warps)
 
     def bar_complete(self, block: int, barrier: int | None, warps) -> None:
         """A barrier of `block` completes for `warps` (global warp indices of its waiters)."""
@@ -116,27 +151,91 @@ class WarpOrder:
         self.time += 1
         joined[self._own(warps)] = self.time
         self.clock[warps] = joined
+        if self.logged:
+            self._log(block, int((np.uint64(1) << self._own(warps).astype(np.uint64)).sum()), joined)
+        if self.carry is not None:
+            self.carry.complete(("bar", block, barrier) if barrier is not None else None, warps)
 
     def mbar_init(self, block: int, offset: int) -> None:
         self.phase.pop((block, offset), None)
         self.completed.pop((block, offset), None)
+        if self.carry is not None:
+            self.carry.drop(("mbar", block, offset))
+            self.carry.drop(("mbar done", block, offset))
 
     def mbar_arrive(self, block: int, offset: int, warp: int) -> None:
         key = (block, offset)
         c = self._published(warp)
         held = self.phase.get(key)
         self.phase[key] = c if held is None else np.maximum(held, c)
+        if self.carry is not None:
+            self.carry.arrive(("mbar", block, offset), [warp])
 
     def mbar_complete(self, block: int, offset: int) -> None:
         """The open phase completed: what a wait that sees it acquires."""
         key = (block, offset)
         held = self.phase.pop(key, None)
         self.completed[key] = held if held is not None else np.zeros(self.per_block, dtype=np.int64)
+        if self.carry is not None:
+            self.carry.move(("mbar", block, offset), ("mbar done", block, offset))
 
     def mbar_acquire(self, block: int, offset: int, warp: int) -> None:
         held = self.completed.get((block, offset))
         if held is not None:
-            self.clock[warp] = np.maximum(self.clock[warp], held)
+            joined = np.maximum(self.clock[warp], held)
+            if self.logged and not np.array_equal(joined, self.clock[warp]):
+                self.time += 1          # the warp's accesses from now on are the ones ordered after the phase
+                self._log(block, 1 << (warp % self.per_block), joined)
+            self.clock[warp] = joined
+        if self.carry is not None:
+            self.carry.complete(("mbar done", block, offset), [warp], keep=True)
+
+    def _log(self, block: int, mask: int, row: np.ndarray) -> None:
+        if not (row == self.time).all():
+            self.log_rows_at.append(len(self.log_time))
+            self.log_rows.extend(row.tolist())
+        self.log_block.append(block)
+        self.log_time.append(self.time)
+        self.log_mask.append(mask)
+
+    def ordered(self, blocks: np.ndarray, first: np.ndarray, first_time: np.ndarray,
+                second: np.ndarray, second_time: np.ndarray) -> np.ndarray:
+        """Whether each access of warp `first` (in its block) made at `first_time` happens before the
+        access of warp `second` of the same block at `second_time` (`logged` launches): the second
+        warp's clock then (its last change at or before that time) covers the first's time."""
+        out = np.zeros(blocks.size, dtype=bool)
+        if not len(self.log_time) or blocks.size == 0:
+            return out
+        ev_block = np.frombuffer(self.log_block, dtype=np.int64)
+        ev_time = np.frombuffer(self.log_time, dtype=np.int64)
+        ev_mask = np.frombuffer(self.log_mask, dtype=np.int64)
+        keep = np.flatnonzero(np.isin(ev_block, np.unique(blocks)))
+        if keep.size == 0:
+            return out
+        # one row per (event, warp it changed): key = the warp's global index
+        bits = (ev_mask[keep, None] >> np.arange(self.per_block, dtype=np.int64)) & 1
+        e, w = np.nonzero(bits)
+        ev = keep[e]
+        key = ev_block[ev] * self.per_block + w
+        order = np.lexsort((ev_time[ev], key))
+        key, times, ev = key[order], ev_time[ev][order], ev[order]
+        scale = np.int64(self.time + 2)
+        at = np.searchsorted(key * scale + times, (blocks.astype(np.int64) * self.per_block + second) * scale
+                             + second_time, side="right") - 1
+        found = (at >= 0) & (key[np.maximum(at, 0)] == blocks.astype(np.int64) * self.per_block + second)
+        if not found.any():
+            return out
+        hit = np.flatnonzero(found)
+        events = ev[at[hit]]
+        known = ev_time[events].copy()            # a whole block's barrier: every entry its time
+        if len(self.log_rows_at):
+            rows_at = np.frombuffer(self.log_rows_at, dtype=np.int64)
+            rows = np.frombuffer(self.log_rows, dtype=np.int64).reshape(-1, self.per_block)
+            r = np.minimum(np.searchsorted(rows_at, events), rows_at.size - 1)
+            kept = rows_at[r] == events
+            known[kept] = rows[r[kept], first[hit[kept]].astype(np.int64)]
+        out[hit] = known > first_time[hit]
+        return out
 
     # ------------------------------------------------------------ accesses
     def forget(self, index: np.ndarray) -> None:
@@ -180,11 +279,13 @@ class WarpOrder:
                     times[mixed] = self.r_each[index[k[mixed]]]
                 ordered = self.clock[warps[k]] > times
                 ok = (ordered.astype(np.uint64) << np.arange(self.per_block, dtype=np.uint64)).sum(axis=1)
-                bad = (readers[k].astype(np.uint64) & ~ok) != 0
+                unordered = readers[k].astype(np.uint64) & ~ok
+                bad = unordered != 0
                 if bad.any():
-                    i = int(k[np.argmax(bad)])
+                    j = int(np.argmax(bad))
+                    i = int(k[j])
                     b = int(index[i])
-                    return WarpRace(b, (self._thread(b, self.r_thread[b]), int(self.r_pc[b]) * 16, False), (int(threads[i]), pc, True))
+                    return WarpRace(b, self._reader(b, int(unordered[j])), (int(threads[i]), pc, True))
             # two warps storing to one byte in this one instruction
             if warps.size > WARP:
                 order = np.argsort(index, kind="stable")
@@ -206,10 +307,14 @@ class WarpOrder:
             if mixed.any():
                 m = index[mixed]
                 fresh = np.unique(m[~self.r_mixed[m]])
-                if fresh.size:          # the readers so far all read at r_time
+                if fresh.size:          # the readers so far all read at r_time, in instruction r_pc
                     held = (self.r_mask[fresh][:, None] >> np.arange(self.per_block, dtype=np.uint32)) & 1
                     self.r_each[fresh] = np.where(held != 0, self.r_time[fresh][:, None], 0)
+                    self.r_each_pc[fresh] = self.r_pc[fresh][:, None]
+                    self.r_each_lane[fresh] = self.r_thread[fresh][:, None] % WARP
                 self.r_each[m, own[mixed]] = self.time
+                self.r_each_pc[m, own[mixed]] = pc // 16
+                self.r_each_lane[m, own[mixed]] = threads[mixed] % WARP
                 self.r_mixed[m] = True
             np.bitwise_or.at(self.r_mask, index, bit)
             self.r_time[index] = self.time
