@@ -53,6 +53,12 @@ from .warps import WarpOrder
 from .sass_frontend import Instruction, Operand
 from .limits import MAX_STEPS
 
+# what a race between two warps of one block says (shared or global bytes: Launch._warp_race, Launch._race)
+WARPS_UNORDERED = ("and no synchronization of the block orders the two (a barrier both warps take part in, or an "
+                   "mbarrier arrive the second warp's wait observes); on a GPU the warps run in either order")
+WARPS_HINT = ("put a BAR.SYNC (bar.sync / __syncthreads) between the store and the other warp's access, or give "
+              "each warp its own")
+
 RZ, PT, URZ = 255, 7, 63
 UPT_ROW = 15                # uniform predicates UPn are rows 8 + n
 WARP = 32
@@ -717,11 +723,8 @@ class Launch:
             fault = WarpsRace(
                 f"{self.g.name}: warps of {self.describe_block(b1)} race on {count} byte{'s' if count > 1 else ''} "
                 f"at {address:#x} ({where}): {side_of(race.warps[0], pc1, race.first[2])}, then "
-                f"{side_of(race.warps[1], pc2, race.second[2])}, and no synchronization of the block orders the two "
-                f"(a barrier both warps take part in, or an mbarrier arrive the second warp's wait observes); on a "
-                f"GPU the warps run in either order",
-                hint="put a BAR.SYNC (bar.sync / __syncthreads) between the store and the other warp's access, or "
-                     "give each warp its own bytes to write")
+                f"{side_of(race.warps[1], pc2, race.second[2])}, {WARPS_UNORDERED}",
+                hint=f"{WARPS_HINT} bytes to write")
             fault.launch, fault.pc, fault.places, fault.thread_named = self.g.name, pc2, (pc1,) if pc2 != pc1 else (), True
             return fault
         fault = BlocksRace(
@@ -2880,11 +2883,8 @@ class Launch:
                     f"{'stores to' if writes else 'loads'} it at {pc:#06x} ({ins.text})")
         fault = WarpsRace(
             f"{self.g.name}: warps of {self.describe_block(block)} race on shared byte {offset:#x}: "
-            f"{side(t1, pc1, w1)}, then {side(t2, pc2, w2)}, and no synchronization of the block orders the "
-            f"two (a barrier both warps take part in, or an mbarrier arrive the second warp's wait observes); "
-            f"on a GPU the warps run in either order",
-            hint="put a BAR.SYNC (bar.sync / __syncthreads) between the store and the other warp's access, or "
-                 "give each warp its own shared bytes")
+            f"{side(t1, pc1, w1)}, then {side(t2, pc2, w2)}, {WARPS_UNORDERED}",
+            hint=f"{WARPS_HINT} shared bytes")
         fault.launch, fault.pc, fault.places, fault.thread, fault.thread_named = \
             self.g.name, pc2, (pc1,) if pc1 != pc2 else (), t2, True
         return fault
