@@ -313,8 +313,10 @@ def find_named(source: str, folders, target, missing: list | None = None) -> Pat
             missing += candidates
         stem = base.name.removesuffix(".sass")
         try:
+            # a variant is a file: a folder (or FIFO) named like one is no kernel of another target
             others += sorted(p for p in base.parent.glob(f"{stem}.sm_*.sass") if variant_suffix(p) not in
-                             (None, suffix) and p.name.removesuffix(".sass").rpartition(".")[0] == stem)
+                             (None, suffix) and p.name.removesuffix(".sass").rpartition(".")[0] == stem
+                             and p.is_file())
         except (OSError, ValueError):
             pass
     if others:
