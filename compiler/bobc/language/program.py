@@ -31,8 +31,6 @@ from .resolve import Resolver, ScopeError, declare, link_visibility
 from .values import EvalError, VCon, VFamily, describe, force
 
 _RECURSION_LIMIT = 1_000_000
-# the recursion limit of an evaluation on the caller's own thread, before a big-stack thread
-_MAIN_THREAD_LIMIT = 20_000
 _BIG_STACK = 1 << 30
 # the stacks tried, largest first, for an evaluation deeper than the main thread's stack takes
 _STACKS = (_BIG_STACK, 1 << 28, 1 << 26)
@@ -59,20 +57,8 @@ def _run_deep(function, *args):
 
 
 def _run_deep_uncollected(function, *args):
-    """The caller's recursion limit is its own again when this returns or raises: a library
-    caller's (load_program, Program.value, ...) is left as it was, as cli.main leaves a
-    command's caller's (probe s40 roundtrip, left: it stayed at 20,000 for the process)."""
-    found = sys.getrecursionlimit()
-    if found >= _MAIN_THREAD_LIMIT:
-        return _run_deep_raised(function, *args)
-    sys.setrecursionlimit(_MAIN_THREAD_LIMIT)
-    try:
-        return _run_deep_raised(function, *args)
-    finally:
-        sys.setrecursionlimit(found)
-
-
-def _run_deep_raised(function, *args):
+    if sys.getrecursionlimit() < 20_000:
+        sys.setrecursionlimit(20_000)
     try:
         return function(*args)
     except RecursionError:
