@@ -42,7 +42,8 @@ def add_arguments(p):
     p.add_argument("arguments", nargs="*", metavar="ARGUMENT",
                    help="native: the program's arguments (argument 0 first), as the host takes them; "
                         "train, predict: the host's options.  " + HOST_PART_RULE + " (`bobc run PLAN native "
-                        "--help --reference --entry DEF`: the host's --help)")
+                        "--help --reference --entry DEF`: the host's --help); --version alone: the host's version text, "
+                        "as the host bobc build PLAN builds prints it")
     add_target(p)
     take_host_words(p, OPERATIONS, host_help=True)
 

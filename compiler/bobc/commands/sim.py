@@ -25,7 +25,8 @@ def add_arguments(p):
     p.add_argument("operation", nargs="?", metavar="{train,predict}",
                    help="the host's operation: it and the host's options are judged by the host's rules, as "
                         "`bobc run --reference` judges them.  " + HOST_PART_RULE.replace(" or native", "") +
-                        " (`bobc sim PLAN train --help`: the host's usage)")
+                        " (`bobc sim PLAN train --help`: the host's usage; `bobc sim PLAN --version`: the host's "
+                        "version text, as the host bobc build PLAN builds prints it)")
     for option, text in HOST_OPTIONS:
         p.add_argument(option, metavar=option.lstrip("-").replace("-", "_").upper(), help=text)
     p.add_argument("--images", metavar="DIR",
