@@ -12,25 +12,14 @@ cannot be loaded is exit 2 naming the file, a kernel that fails is exit 1 naming
 launch and its file:line, and nothing is published (docs/host-steps.md, "Reference kernels")."""
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from bobc.cli import main
 
-REPO = Path(__file__).resolve().parents[2]
-EXAMPLE = REPO / "examples/linear_regression"
-PLAN = EXAMPLE / "LinReg/Build/NativeHost.bob"
-OUTPUTS = ["--checkpoint-out", "c.bin", "--predictions", "p.bin", "--result", "r.bin"]
-
-
-@pytest.fixture
-def folder(tmp_path, monkeypatch):
-    subprocess.run([sys.executable, str(EXAMPLE / "make_record.py"), "-o", str(tmp_path / "record.bin")], check=True)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+# LinReg's plan, its outputs and the record folder, as the kernels-file loading tests set them up
+from .test_kernels_file_loading_s38 import EXAMPLE, OUTPUTS, PLAN, folder  # noqa: F401
 
 
 def _run(kernels: str) -> int:
