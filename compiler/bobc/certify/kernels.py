@@ -109,10 +109,11 @@ _ARGUMENT_TERM = re.compile(r"^(lo|hi|word)\[(\d+)\]$")
 _READ = re.compile(r"c\[0x0\]\[(?:(RZ|R\d+)\s*\+\s*)?param(?:\s*\+\s*(0x[0-9a-fA-F]+|\d+))?\]")
 _TENSORMAP = re.compile(r"^\s*//@\s*tensormap\b")
 _BLOCK_FORM = re.compile(r"^\s*//@\s*block\s+(\d+)(?:\s+(\d+))?(?:\s+(\d+))?\s*(?://.*)?$")
+_COPY_FORM = re.compile(rf"^\s*//@\s*copy\s+(\d+)\s+to\s+(\d+)\s+({_EXPRESSION})(?=\s|$)\s*(.*)$")
 _TABLE_FORM = re.compile(r"^\s*//@\s*table\s+(\d+)\s+rows\s+(\d+)\s+of\s+(\d+)(?=\s|$)\s*(.*)$")
 # Every line of a kernel source that starts with `//@` is a contract line, and its first word one of
 # these (a misspelt keyword would otherwise drop the check the line declares); `//@` is nothing else's.
-CONTRACT_KEYWORDS = ("param", "block", "table", "tensormap")
+CONTRACT_KEYWORDS = ("param", "block", "table", "tensormap", "copy")
 _LINE = re.compile(r"^\s*//@\s*")
 # a comment that opens like a contract line but is not written `//@` (`// @ block 64`, `#@ block 64`): a plain
 # comment to the assembler, so the check it was written to declare would silently go away
@@ -362,6 +363,24 @@ class ParameterTable:
 
 
 @dataclass(frozen=True)
+class ParameterCopy:
+    """`//@ copy FROM to TO BYTES what`: every launch copies BYTES bytes (an expression over its
+    scalar words, as an extent) from the address in pointer word FROM to the address in pointer
+    word TO, byte i of the source to byte i of the destination, and writes nothing else there.
+    The simulator holds each launch to it (bobc.sim.contracts.begin_copies / end_copies)."""
+    source: int
+    destination: int
+    size: str               # an expression over the launch's words, or a number
+    what: str = ""
+    line: int = field(default=0, compare=False)
+
+    def bytes_for(self, words: dict[int, int]) -> tuple[int | None, str]:
+        """(bytes copied, "") on a launch with these words; (None, why) when a word it names is
+        missing, or the size is negative or divides by 0."""
+        return _evaluate(self.size, words, "copy size")
+
+
+@dataclass(frozen=True)
 class KernelContract:
     kernel: str
     source: Path
@@ -374,6 +393,7 @@ class KernelContract:
     # `reads` are the assembled code's (code_reads: absolute offsets too), not the source text's
     # c[0x0][param+N] operands (parse_contract)
     assembled: bool = False
+    copies: tuple[ParameterCopy, ...] = ()      # `//@ copy FROM to TO BYTES`: what each launch copies where
 
     def argument(self, index: int) -> Argument | None:
         return next((a for a in self.arguments if a.index == index), None)
@@ -759,6 +779,7 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
 def _contract_of(path: Path, kernel: str | None, text: str) -> KernelContract:
     """parse_contract of `text`, the source read at `path`; a refusal is raised again, never kept."""
     arguments, reads, maps, tables, block = [], [], [], [], None
+    copies, copied = [], []     # ParameterCopy; (copy, line, columns of FROM, TO and BYTES)
     sized = []          # (pointer word, line, column, its extent, count and stride expressions)
     placed = []         # (table, line, column of its ROWS): each word its rows reach must be declared
     for number, line in enumerate(source_lines(text), start=1):
@@ -806,6 +827,33 @@ def _contract_of(path: Path, kernel: str | None, text: str) -> KernelContract:
                                     f"{PARAMETER_BYTES} bytes: words 0 to {LAST_WORD}); {form_text}")
             tables.append(ParameterTable(first, rows, width, table.group(4).strip()))
             placed.append((tables[-1], number, table.start(2) + 1))
+            continue
+        if keyword == "copy":
+            copy = _COPY_FORM.match(line)
+            if not copy or re.match(r"[-+*/]", copy.group(4)):
+                column = _first_wrong(line, at, (r"\d+", "to", r"\d+", _EXPRESSION))
+                why = ""
+                if copy:
+                    column = copy.start(4) + 1
+                    why = f"the copy's size is written with a space ('{copy.group(3)} {copy.group(4).split()[0]}'); "
+                else:
+                    words = _words(line, at)
+                    if len(words) > 3 and column == words[3][1] and _expression_problem(words[3][0]) is not None:
+                        offset, problem = _expression_problem(words[3][0])
+                        column, why = column + offset, f"the copy's size {words[3][0]}: {problem}; "
+                raise ContractError(f"{path}:{number}:{column}: {why}{_COPY_FORM_TEXT}")
+            for group in (1, 2):
+                if _count(copy.group(group)) > LAST_WORD:
+                    raise ContractError(f"{path}:{number}:{copy.start(group) + 1}: parameter word "
+                                        f"{_digits_shown(copy.group(group))} is past every launch's parameters (at "
+                                        f"most {PARAMETER_BYTES} bytes: words 0 to {LAST_WORD}); {_COPY_FORM_TEXT}")
+            problem = _expression_problem(copy.group(3))
+            if problem is not None:
+                raise ContractError(f"{path}:{number}:{copy.start(3) + problem[0] + 1}: the copy's size "
+                                    f"{copy.group(3)}: {problem[1]}")
+            copies.append(ParameterCopy(int(copy.group(1)), int(copy.group(2)), copy.group(3),
+                                        copy.group(4).strip(), line=number))
+            copied.append((copies[-1], number, copy.start(1) + 1, copy.start(2) + 1, copy.start(3) + 1))
             continue
         if keyword == "tensormap":
             declared = _parse_tensor_map(path, number, line)
@@ -898,6 +946,7 @@ def _contract_of(path: Path, kernel: str | None, text: str) -> KernelContract:
                                         f" reads {term.group(0)}, but word {word} is declared a {kinds[word]}: "
                                         f"an address is no size; compute the extent from a scalar word (a count "
                                         f"the plan patches) or give the size the code fixes")
+    _check_copies(path, arguments, copied)
     for declared in maps:
         base = next((a for a in arguments if a.index == declared.pointer), None)
         if base is None or base.kind != "pointer":
@@ -906,7 +955,53 @@ def _contract_of(path: Path, kernel: str | None, text: str) -> KernelContract:
                                 f"{declared.pointer}, which the contract {state}: declare it a pointer "
                                 f"('//@ param {declared.pointer} pointer read ...')")
     return KernelContract(kernel or Path(path).stem, Path(path), tuple(sorted(arguments, key=lambda a: a.index)),
-                          tuple(reads), tuple(maps), tuple(tables), block)
+                          tuple(reads), tuple(maps), tuple(tables), block, copies=tuple(copies))
+
+
+_COPY_FORM_TEXT = ("a copy is declared as '//@ copy FROM to TO BYTES what' (every launch copies BYTES bytes from the "
+                   "address in pointer word FROM to the one in pointer word TO, byte for byte; BYTES an expression "
+                   "over scalar words such as 4*lo[2], no spaces: //@ copy 0 to 1 4*lo[2])")
+
+
+def _check_copies(path, arguments, copied) -> None:
+    """Refuse, at the column of the word that is wrong, a `//@ copy` whose FROM is not a pointer the
+    kernel reads or whose TO is not one it only writes (a copy replaces what was there: a `read-write`
+    destination would say the kernel reads it first), either batched or conditional (a copy is one
+    range, on every launch), FROM and TO the same word, a size that reads an address word, or two
+    copies into one word."""
+    by_index = {a.index: a for a in arguments}
+    into: dict[int, int] = {}
+    for copy, number, from_at, to_at, size_at in copied:
+        if copy.source == copy.destination:
+            raise ContractError(f"{path}:{number}:{to_at}: the copy's source and destination are both word "
+                                f"{copy.source}: a copy moves bytes between two pointer words")
+        for word, column, role, access in ((copy.source, from_at, "source", ("read", "read-write")),
+                                           (copy.destination, to_at, "destination", ("write",))):
+            argument = by_index.get(word)
+            shown = "read or read-write" if role == "source" else "write (not read-write: a copy replaces what was there)"
+            if argument is None or argument.kind != "pointer":
+                state = f"declares {argument.kind}" if argument is not None else "does not declare"
+                raise ContractError(f"{path}:{number}:{column}: the copy's {role} is word {word}, which the contract "
+                                    f"{state}: declare it '//@ param {word} pointer {shown.split()[0]} ...'")
+            if argument.access not in access:
+                raise ContractError(f"{path}:{number}:{column}: the copy's {role} is word {word}, declared "
+                                    f"'pointer {argument.access}' at line {argument.line}: a copy's {role} is "
+                                    f"declared {shown}")
+            if argument.batches or argument.condition:
+                part = f"each {argument.batches} by {argument.stride}" if argument.batches else argument.condition
+                raise ContractError(f"{path}:{number}:{column}: the copy's {role} is word {word}, declared with "
+                                    f"'{part}' at line {argument.line}: a copy is one range on every launch, so its "
+                                    f"words are neither batched nor conditional")
+        for term in re.finditer(r"\b(lo|hi|word)\[(\d+)\]", copy.size):
+            word = int(term.group(2))
+            if word in by_index and by_index[word].kind in ("pointer", "tensormap"):
+                raise ContractError(f"{path}:{number}:{size_at + term.start()}: the copy's size {copy.size} reads "
+                                    f"{term.group(0)}, but word {word} is declared a {by_index[word].kind}: an "
+                                    f"address is no size; compute it from a scalar word")
+        if copy.destination in into:
+            raise ContractError(f"{path}:{number}:{to_at}: word {copy.destination} is a copy's destination at line "
+                                f"{into[copy.destination]} already: declare one copy into each word")
+        into[copy.destination] = number
 
 
 def driver_constants(target) -> list[tuple[int, int, str]]:

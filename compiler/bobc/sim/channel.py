@@ -18,6 +18,7 @@ from . import qmd_fields, sass_frontend
 from ..resources import doc
 from .executor import MAX_STEPS, Launch, LaunchGeometry
 from .faults import SimulationFault, Unmodeled, UnorderedLaunches
+from .contracts import begin_copies, end_copies
 from .memory import LaunchAccesses, Memory
 from .qmd_reader import COMPUTE_CLASSES, LaunchDescription, read_launch
 
@@ -410,14 +411,18 @@ class Channel:
                                   cluster=d.cluster, barriers=d.barriers)
         if self.check_order:
             self.memory.accesses = LaunchAccesses()
+        copies = []
         if self.contracts is not None:
             self.memory.footprint, self.memory.tensor_maps = self.contracts.held_to(where, qmd_address, bank0)
+            # a kernel whose contract declares a copy (`//@ copy`) must do exactly that copy
+            copies = begin_copies(self.memory, self.contracts.copies(where, qmd_address, bank0), where)
         try:
             Launch(geometry, self._code_cache[key], self.memory, self.check_hazards, self.max_steps).run()
         finally:
             accesses, self.memory.accesses = self.memory.accesses, None
             self.memory.footprint = None
             self.memory.tensor_maps = None
+        end_copies(self.memory, copies, where)
         if self.check_order:
             self._ordered(where, *accesses.sets())
         self.log.launches.append((qmd_address, name))

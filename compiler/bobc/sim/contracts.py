@@ -115,3 +115,82 @@ class LaunchContracts:
                 maps.add(words[base + mapped.tensor_map.word])
             self._held[key] = (footprint, frozenset(maps))
         return self._held[key]
+
+    def copies(self, where: str, qmd_address: int, bank0: bytes) -> list[tuple]:
+        """(what, source address, destination address, bytes) of every `//@ copy` of the launch's
+        kernel (`what`: its file:line and text), evaluated on the words `bank0` holds (held_to names
+        the launch's kernel and refuses one the simulator was not told of: call it first).  A copy
+        whose size cannot be evaluated on the words is Unmodeled: the launch is not run unchecked."""
+        from ..errors import shown_path
+        from .faults import Unmodeled
+
+        contract = self.contracts[self.kernels[qmd_address]]
+        if not contract.copies:
+            return []
+        parameters = bytes(bank0[self.target.parameter_base:])
+        count = len(parameters) // 8
+        words = dict(enumerate(struct.unpack_from(f"<{count}Q", parameters)))
+        out = []
+        for copy in contract.copies:
+            what = (f"{shown_path(contract.source)}:{copy.line}: //@ copy {copy.source} to {copy.destination} "
+                    f"{copy.size}")
+            size, why = copy.bytes_for(words)
+            if size is None:
+                raise Unmodeled(f"{where}: its kernel's contract declares a copy ({what}) whose size cannot be "
+                                f"evaluated on the words its bank 0 holds: {why}")
+            if size:
+                out.append((what, words.get(copy.source, 0), words.get(copy.destination, 0), size))
+        return out
+
+
+def _overlap(a: int, a_size: int, b: int, b_size: int) -> bool:
+    return a < b + b_size and b < a + a_size
+
+
+def begin_copies(memory, copies, where: str) -> list[tuple]:
+    """Before a launch whose kernel declares copies (LaunchContracts.copies): each copy's source
+    bytes as they are, and its destination filled with those bytes inverted, so that after the launch
+    (end_copies) a destination byte the kernel left unwritten, or wrote with anything but its source
+    byte, differs from what the copy declares.  Filling it is sound because a copy's destination is a
+    `write` pointer (bobc.certify.kernels._check_copies): the kernel never reads what was there before
+    it ran.  A destination overlapping any copy's source is refused (what it copies would depend on
+    the order the kernel moves bytes in)."""
+    from .faults import SimulationFault
+
+    pending = []
+    for what, source, destination, size in copies:
+        for _, other, _, other_size in copies:
+            if _overlap(destination, size, other, other_size):
+                raise SimulationFault(
+                    f"{where}: its kernel's contract declares a copy ({what}) of {size:,} bytes to {destination:#x}, "
+                    f"which overlap the {other_size:,} bytes it copies from {other:#x}: a declared copy's "
+                    f"destination may not overlap a source; give the launch ranges apart")
+        data = memory.read(source, size, f"{where}: the source of its declared copy ({what})")
+        pending.append((what, source, destination, size, data))
+    for what, _, destination, size, data in pending:
+        memory.write(destination, bytes(b ^ 0xFF for b in data),
+                     f"{where}: the destination of its declared copy ({what})")
+    return pending
+
+
+def end_copies(memory, pending, where: str) -> None:
+    """After the launch: every destination holds its source's bytes as they were before it ran
+    (begin_copies), else the kernel does not do the copy its contract declares -- refused at the
+    first byte that differs, naming the copy, the two addresses and both values."""
+    import numpy as np
+    from .faults import SimulationFault
+
+    for what, source, destination, size, data in pending:
+        held = memory.read(destination, size, f"{where}: the destination of its declared copy ({what})")
+        if held == data:
+            continue
+        diff = np.frombuffer(held, np.uint8) != np.frombuffer(data, np.uint8)
+        first = int(np.argmax(diff))
+        wrong = int(diff.sum())
+        unwritten = int((np.frombuffer(held, np.uint8) == (np.frombuffer(data, np.uint8) ^ 0xFF))[diff].sum())
+        raise SimulationFault(
+            f"{where}: its kernel's contract declares a copy ({what}) of {size:,} bytes from {source:#x} to "
+            f"{destination:#x}, but after the launch byte {first:,} of the destination ({destination + first:#x}) "
+            f"holds {held[first]:#04x}, not the source's {data[first]:#04x} ({wrong:,} of the {size:,} bytes differ"
+            f"{f'; {unwritten:,} of them the launch left unwritten' if unwritten else ''}): the kernel does not do "
+            f"the copy it declares; fix the code or its //@ copy line ({doc('kernel-contracts.md')})")
