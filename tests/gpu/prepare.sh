@@ -88,7 +88,7 @@ assert main(["asm", "tests/sass/data/i2i_bits.sass", "--arch", "sm_90", "--cubin
 PYEOF
 # the simulator's readings of session 37's integer forms and session 40's float specials (NaN, inf, -0,
 # subnormal operands), ptxas's cubin and bobc's (from its nvdisasm listing) of each sm_90 kernel:
-# tests/sass/test_sim_probe_s37_sassforms3.py's and test_sim_probe_s40_nanbits.py's (tests/gpu/test_sim_probes_gpu.py) and
+# tests/sass/test_sim_probe_s37_sassforms3.py's, test_sim_probe_s40_nanbits.py's and _s41_nanprobes2.py's (tests/gpu/test_sim_probes_gpu.py) and
 # tests/sass/test_int_forms.py's of the corpus's int_forms.ptx / sm90_int_forms.ptx (tests/gpu/test_int_forms_gpu.py)
 rm -rf .device/sim-probes && mkdir -p .device/sim-probes
 "$PY" - <<'PYEOF'
@@ -117,6 +117,14 @@ for name, (ptx, _) in sorted({**sm90_cases(), **sm90_float_cases()}.items()):
     both(f"{d}/{name}.ptx", name)
 for kernel, (ptx, _, _) in sorted(gpu_cases().items()):
     both(str(PTX_CORPUS / ptx), kernel, "sm_90a" if ptx.startswith("sm90_") else "sm_90")
+# session 41's (tests/sass/test_sim_probe_s41_nanprobes2.py): bobc's cubin only where its assembler has the forms
+from tests.sass.test_sim_probe_s41_nanprobes2 import sm90_cases as s41_cases
+for name, (ptx, _, _, assembles) in sorted(s41_cases().items()):
+    open(f"{d}/{name}.ptx", "w").write(ptx)
+    if assembles:
+        both(f"{d}/{name}.ptx", name)
+    else:
+        subprocess.run([ptxas(), "-arch=sm_90", "-O3", f"{d}/{name}.ptx", "-o", f"{d}/{name}.ptxas.cubin"], check=True)
 PYEOF
 rm -rf .device/bob-reference
 cp -r tests/data/shared/data/bob-reference .device/

@@ -23,6 +23,8 @@
 # pytest_gpu_fault.log tests/gpu/test_gpu_fault_s40.py, the LAST step: plans that fault the GPU on
 #               purpose (Xid 31, Xid 13); the hosts' one-line messages (-s prints them)
 # dmesg.txt     kernel messages about the GPU (Xid lines), when readable
+# nan_bits.log  tests/gpu/test_sim_probes_gpu.py's record: the bits PTX leaves open (NaNs of RED/ATOM .ADD.F32,
+#               F2F.F64.F16, DFMA, HMMA), the GPU's words beside the simulator's
 # summary.txt   one line per step with its exit status
 set -u
 cd "$(dirname "$0")/../.."
@@ -88,6 +90,7 @@ fi
 [ -d .device/coppelius-host ] && export COPPELIUS_HOSTS=$PWD/.device/coppelius-host   # seed 004's hosts (tests/gpu/build_coppelius_host.py)
 [ -d .device/math-forms ] && export MATH_FORMS=$PWD/.device/math-forms   # tests/gpu/test_math_forms_gpu.py (prepare.sh)
 [ -d .device/sim-probes ] && export SIM_PROBES=$PWD/.device/sim-probes   # tests/gpu/test_sim_probes_gpu.py (prepare.sh)
+export NAN_BITS_LOG=$LOG/nan_bits.log   # the NaN / -0 / subnormal bits PTX leaves open, as the GPU stores them (test_sim_probes_gpu.py)
 [ -d .device/gpu-fault ] && export GPU_FAULT_HOSTS=$PWD/.device/gpu-fault   # tests/gpu/test_gpu_fault_s40.py (prepare.sh)
 export PYTHONPATH=$PWD/compiler${PYTHONPATH:+:$PYTHONPATH}
 # Coppelius against PyTorch (tests/gpu/test_coppelius_update.py): its loss curves, NumPy beside PyTorch

@@ -61,3 +61,34 @@ def test_probe_kernels_store_the_ptx_definitions_on_the_gpu(folder, name, which)
     width = 16 if got.dtype == np.uint64 else 8
     words = "\n".join(f"  GPU {int(g):0{width}x}  documented {int(w):0{width}x}" for g, w in zip(got, want) if g != w)
     assert got.tobytes() == want.tobytes(), f"GPU ({which}) {name}{open_case}:\n{words}"
+
+
+# Session 41's (tests/sass/test_sim_probe_s41_nanprobes2.py): RED / ATOM .ADD.F32 on global and shared memory,
+# F2F.F64.F16, DFMA and HMMA's F32 accumulators with NaN / inf / -0 / subnormal operands.  Only what the PTX
+# ISA fixes is asserted; the words it leaves open (every NaN's bits ...) are written, beside the simulator's,
+# to NAN_BITS_LOG (run.sh: LOGDIR/nan_bits.log), else printed.  bobc's cubin only where its assembler has
+# every SASS form (not ATOMG.ADD.F32 nor F2F.F64.F16 yet).
+from tests.sass import test_sim_probe_s41_nanprobes2 as s41  # noqa: E402
+
+S41 = s41.sm90_cases()
+S41_RUNS = [(name, which) for name, case in S41.items() for which in (("ptxas", "bobc") if case[3] else ("ptxas",))]
+
+
+@pytest.mark.parametrize(("name", "which"), sorted(S41_RUNS))
+def test_s41_specials_store_what_ptx_fixes_and_record_the_rest(folder, name, which):
+    _, inputs, words, _ = S41[name]
+    module = cp.RawModule(path=str(folder / f"{name}.{which}.cubin"))
+    out = cp.zeros(words * THREADS, cp.uint32)
+    module.get_function(name)((1,), (THREADS,), (out, cp.asarray(inputs), np.uint32(THREADS)))
+    cp.cuda.Device().synchronize()
+    got = cp.asnumpy(out)
+    record = f"== {name} ({which}): words PTX leaves open, as the GPU stored them\n" + \
+        "\n".join(s41.open_words(name, got)) + "\n"
+    named = os.environ.get("NAN_BITS_LOG")
+    if named:
+        with open(named, "a") as log:
+            log.write(record)
+    else:
+        print(record)
+    bad = s41.check(name, got)
+    assert not bad, f"GPU ({which}) {name} != PTX ISA:\n" + "\n".join(bad)
