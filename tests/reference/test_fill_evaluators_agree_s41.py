@@ -239,3 +239,41 @@ def test_a_fill_is_the_c_hosts_in_the_reference_and_the_simulator(c_fill, encodi
     said = c_fill(encoding, input_step, step, terms)
     assert reference_says(encoding, input_step, step, terms) == said
     assert simulator_says(encoding, input_step, step, terms) == said
+
+
+# ---- a fill's power is the C library's pow, not NumPy's ----
+
+# C99 Annex F.9.4.4, which glibc's pow follows: pow(+-0, y) is +0 for y > 0 not an odd integer, and
+# pow(-inf, y) is +inf for y > 0 not an odd integer; binary32 +0 is 00000000, +inf 0000807f
+# little-endian.  NumPy's np.power gave -0.0 (00000080) and a NaN (probe s41 fillunify).
+POWER_EDGES = [
+    ([("constant", 0.0), ("constant", -1.0), ("multiply", 0.0), ("constant", 0.5), ("power", 0.0)], "00000000"),
+    ([("constant", -1e300), ("constant", 1e300), ("multiply", 0.0), ("constant", 0.5), ("power", 0.0)], "0000807f"),
+]
+
+
+@pytest.mark.parametrize("terms, annex_f", POWER_EDGES)
+def test_a_fills_power_at_its_special_cases_is_c99s(c_fill, terms, annex_f):
+    assert c_fill("binary32", 0, 0, terms) == annex_f
+    assert reference_says("binary32", 0, 0, terms) == annex_f
+    assert simulator_says("binary32", 0, 0, terms) == annex_f
+
+
+# beta^t for a binary32 beta and an integer t is an exact rational: Fraction's power, rounded once to
+# binary64 by float(), is the correctly rounded value, which the C library's pow gives at these
+# (AdamW's bias corrections: PlanHostAdamW's 1 - beta^t); NumPy's np.power was a unit in the last
+# place off at each on an AVX-512 machine.
+@pytest.mark.parametrize("beta, t", [(0.95, 4), (0.99, 5), (0.999, 23), (0.9, 56)])
+def test_a_fills_power_is_the_c_librarys_correctly_rounded_one(beta, t):
+    import numpy as np
+    from fractions import Fraction
+
+    from bobc.plan.host import scalar_value
+    from bobc.sim.invocation import evaluate
+
+    b = float(np.float32(beta))
+    exact = float(Fraction(b) ** t)
+    terms = (("constant", b), ("step", 0.0), ("power", 0.0))
+    assert scalar_value(terms, t) == exact
+    assert tree(terms).evaluate(t) == exact
+    assert evaluate(HostFill(0, 0, "binary64", terms, "n"), t) == exact
