@@ -277,3 +277,38 @@ def test_a_fills_power_is_the_c_librarys_correctly_rounded_one(beta, t):
     assert scalar_value(terms, t) == exact
     assert tree(terms).evaluate(t) == exact
     assert evaluate(HostFill(0, 0, "binary64", terms, "n"), t) == exact
+
+
+# ---- a large chunk ----
+
+def test_a_chunk_past_one_block_is_the_c_hosts_across_the_block_edges(c_chunks):
+    """splitmix64_chunk draws its elements a block at a time: a chunk of 2 blocks and 3 elements is
+    rt_init_chunk's, its elements at each block edge the documented stream's."""
+    from bobc.reference.host import SPLITMIX64_BLOCK, splitmix64_chunk
+
+    count = 2 * SPLITMIX64_BLOCK + 3
+    ours = splitmix64_chunk(b"bob-seed-v1", 40, 8388608, 838860800, 4 * count)
+    assert c_chunks([(2, b"bob-seed-v1", 40, 8388608, 838860800, 4 * count)]) == [ours]
+    stream = documented_stream(b"bob-seed-v1", 40, 8388608, 838860800, SPLITMIX64_BLOCK + 2)
+    edge = 4 * (SPLITMIX64_BLOCK - 1)
+    assert ours[edge:edge + 12] == stream[edge:edge + 12]
+
+
+def test_a_large_chunk_takes_about_its_own_size_to_draw():
+    """docs/limits.md lets a payload be 1 GiB; the generator drawn whole took ten times the chunk in
+    NumPy temporaries (160 MiB for a 16 MiB chunk, so some 10 GiB for the largest).  Now the output
+    and its bytes (twice the chunk) and one block's temporaries; NumPy reports its arrays to
+    tracemalloc."""
+    import tracemalloc
+
+    from bobc.reference.host import splitmix64_chunk
+
+    size = 16 << 20
+    tracemalloc.start()
+    try:
+        chunk = splitmix64_chunk(b"bob-seed-v1", 40, 8388608, 838860800, size)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(chunk) == size
+    assert peak < 3 * size, f"{peak / 2 ** 20:.0f} MiB to draw a 16 MiB chunk"

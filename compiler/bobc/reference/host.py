@@ -204,17 +204,25 @@ def splitmix64_chunk(seed: bytes, shift: int, center: int, denominator: int, siz
     (binary32)((binary64)((z_i >> shift) - center) / denominator), the difference a signed 64-bit
     integer (docs/formats.md, docs/host-steps.md).  The one Python copy: the plan host's reference
     runner and simulator (fresh_payload) and the native request's (reference.native_request)
-    both fill through it."""
+    both fill through it.  The elements are drawn SPLITMIX64_BLOCK at a time into the one output
+    buffer: a 1 GiB chunk (docs/limits.md's largest payload) drawn at once took ten times its size
+    in NumPy temporaries (probe s41 fillunify)."""
     count = size // 4
-    state = _fnv1a64(seed)
-    index = np.arange(1, count + 1, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        z = np.uint64(state) + index * np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z = z ^ (z >> np.uint64(31))
-    u = (z >> np.uint64(shift)).astype(np.int64)
-    return ((u - np.int64(center)).astype(np.float64) / float(denominator)).astype("<f4").tobytes()
+    state = np.uint64(_fnv1a64(seed))
+    out = np.empty(count, dtype="<f4")
+    for start in range(0, count, SPLITMIX64_BLOCK):
+        index = np.arange(start + 1, min(count, start + SPLITMIX64_BLOCK) + 1, dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            z = state + index * np.uint64(0x9E3779B97F4A7C15)
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            z = z ^ (z >> np.uint64(31))
+        u = (z >> np.uint64(shift)).astype(np.int64)
+        out[start:start + len(index)] = (u - np.int64(center)).astype(np.float64) / float(denominator)
+    return out.tobytes()
+
+
+SPLITMIX64_BLOCK = 1 << 16     # elements drawn at once by splitmix64_chunk (its temporaries ~2.5 MiB)
 
 
 def _fnv1a64(data: bytes) -> int:
