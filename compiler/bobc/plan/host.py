@@ -226,29 +226,9 @@ class Scalar:
     value: float = 0.0        # a constant's binary64 value
 
     def evaluate(self, t: int) -> float:
-        """In binary64, each operation rounded once, as runtime_c/plan_fill.c bobc_scalar_eval
-        computes it: IEEE results, never an exception (x / 0 is an infinity, 0 / 0, sqrt(-1) and
-        pow(-8, 0.5) the NaN the machine gives, -nan on x86); NumPy's float64 follows C's double,
-        pow and sqrt included, as the simulator's (bobc.sim.invocation.evaluate).  Python's own
-        float / and math.sqrt, math.pow raised there instead (probe s39 coverage2 finding 4)."""
-        import numpy as np
-
-        with np.errstate(all="ignore"):
-            return float(self._binary64(t))
-
-    def _binary64(self, t: int):
-        import numpy as np
-
-        if self.op == "constant":
-            return np.float64(self.value)
-        if self.op == "step":
-            return np.float64(t)
-        args = [o._binary64(t) for o in self.operands]
-        if self.op == "sqrt":
-            return np.sqrt(args[0])
-        a, b = args
-        return {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
-                "power": np.power}[self.op](a, b)
+        """Its value at global step `t`: its postfix program (the C host's form of it) through
+        scalar_value, the one evaluator the reference host and the simulator share."""
+        return scalar_value(self.postfix(), t)
 
     def postfix(self) -> list[tuple[str, float]]:
         """The C interpreter's program: operands first, then the operation."""
@@ -257,6 +237,76 @@ class Scalar:
             out += operand.postfix()
         out.append((self.op, self.value))
         return out
+
+
+class ScalarProgramError(ValueError):
+    """A scalar program that leaves `values` values on its stack, not one (plan_fill.c eval_at's
+    "a scalar program leaves N values"); a Scalar's own postfix always leaves one."""
+
+    def __init__(self, values: int):
+        super().__init__(f"a scalar program leaves {values} values, not one")
+        self.values = values
+
+
+def c_pow():
+    """The C library's pow(double, double), which runtime_c/plan_fill.c's `power` calls (the C host
+    is linked with -lm): bound once through ctypes, from libm (glibc's libm.so.6, else whatever
+    library holds it: the process's own symbols, find_library("m"))."""
+    global _C_POW
+    if _C_POW is None:
+        import ctypes
+        import ctypes.util
+
+        for name in ("libm.so.6", None, ctypes.util.find_library("m")):
+            try:
+                function = ctypes.CDLL(name).pow
+            except (OSError, AttributeError, TypeError):
+                continue
+            function.restype = ctypes.c_double
+            function.argtypes = (ctypes.c_double, ctypes.c_double)
+            _C_POW = function
+            break
+        else:
+            raise RuntimeError("no C library pow to compute a fill's power with (the C host's libm)")
+    return _C_POW
+
+
+_C_POW = None
+
+
+def scalar_value(terms, t: int) -> float:
+    """A fill's scalar program in postfix ((operation name, constant) per term: Scalar.postfix, the
+    C host's bobc_fill terms) at global step `t`, in binary64, each operation rounded once, as
+    runtime_c/plan_fill.c bobc_scalar_eval computes it: IEEE results, never an exception (x / 0 is
+    an infinity, 0 / 0, sqrt(-1) and pow(-8, 0.5) the NaN the machine gives, -nan on x86); NumPy's
+    float64 + - * / and sqrt are C's double's (each the one IEEE operation), and `power` is the C
+    library's own pow (c_pow), which the C host calls: NumPy's np.power is not it (probe s41
+    fillunify: on an AVX-512 machine 1 in 40 results a unit in the last place off, 0.95f^4 among
+    them, and np.power(-0.0, 0.5) -0.0, np.power(-inf, 0.5) a NaN where C99's pow gives +0 and
+    +inf).  Python's own float / and math.sqrt, math.pow raised there instead (probe s39 coverage2
+    finding 4).  The reference host (Fill.encode) and the simulator (bobc.sim.invocation.fill_bytes)
+    both evaluate through it."""
+    import numpy as np
+
+    power = c_pow()
+
+    stack: list = []
+    with np.errstate(all="ignore"):
+        for op, value in terms:
+            if op == "constant":
+                stack.append(np.float64(value))
+            elif op == "step":
+                stack.append(np.float64(t))
+            elif op == "sqrt":
+                stack.append(np.sqrt(stack.pop()))
+            else:
+                b, a = stack.pop(), stack.pop()
+                stack.append(np.float64(power(float(a), float(b))) if op == "power" else
+                             {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
+                              "divide": np.divide}[op](a, b))
+    if len(stack) != 1:
+        raise ScalarProgramError(len(stack))
+    return float(stack[0])
 
 
 @dataclass(frozen=True)

@@ -188,23 +188,41 @@ def check_record(checks: tuple[RecordCheck, ...], record_bytes: int, data: bytes
 def fresh_payload(plan) -> bytes:
     """The plan's initializers, one per checkpoint chunk (runtime_c's rt_init_chunk)."""
     contract = plan.checkpoint
-    count = contract.chunk_bytes // 4
     chunks = []
     for init in plan.host.initializers:
         if init.kind == "zero":
             chunks.append(bytes(contract.chunk_bytes))
             continue
-        state = _fnv1a64(init.seed)
-        index = np.arange(1, count + 1, dtype=np.uint64)
+        chunks.append(splitmix64_chunk(init.seed, init.shift, init.center, init.denominator, contract.chunk_bytes))
+    return b"".join(chunks)
+
+
+def splitmix64_chunk(seed: bytes, shift: int, center: int, denominator: int, size: int) -> bytes:
+    """runtime_c/host_runtime.c rt_init_chunk for a SplitMix64 initializer over a chunk of `size`
+    bytes: its size // 4 binary32 elements (the bytes past them it leaves alone, as C does), the
+    stream starting afresh from FNV-1a-64 of `seed`; element i is
+    (binary32)((binary64)((z_i >> shift) - center) / denominator), the difference a signed 64-bit
+    integer (docs/formats.md, docs/host-steps.md).  The one Python copy: the plan host's reference
+    runner and simulator (fresh_payload) and the native request's (reference.native_request)
+    both fill through it.  The elements are drawn SPLITMIX64_BLOCK at a time into the one output
+    buffer: a 1 GiB chunk (docs/limits.md's largest payload) drawn at once took ten times its size
+    in NumPy temporaries (probe s41 fillunify)."""
+    count = size // 4
+    state = np.uint64(_fnv1a64(seed))
+    out = np.empty(count, dtype="<f4")
+    for start in range(0, count, SPLITMIX64_BLOCK):
+        index = np.arange(start + 1, min(count, start + SPLITMIX64_BLOCK) + 1, dtype=np.uint64)
         with np.errstate(over="ignore"):
-            z = np.uint64(state) + index * np.uint64(0x9E3779B97F4A7C15)
+            z = state + index * np.uint64(0x9E3779B97F4A7C15)
             z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
             z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
             z = z ^ (z >> np.uint64(31))
-        u = (z >> np.uint64(init.shift)).astype(np.int64)
-        values = ((u - init.center).astype(np.float64) / float(init.denominator)).astype("<f4")
-        chunks.append(values.tobytes())
-    return b"".join(chunks)
+        u = (z >> np.uint64(shift)).astype(np.int64)
+        out[start:start + len(index)] = (u - np.int64(center)).astype(np.float64) / float(denominator)
+    return out.tobytes()
+
+
+SPLITMIX64_BLOCK = 1 << 16     # elements drawn at once by splitmix64_chunk (its temporaries ~2.5 MiB)
 
 
 def _fnv1a64(data: bytes) -> int:

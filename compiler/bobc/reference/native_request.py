@@ -21,6 +21,7 @@ from ..native.request import (FILE_CHECKPOINT_OUT, FILE_INPUT, FILE_PREDICTIONS,
                               FRESH_SPLITMIX64, Request)
 from ..native.words import count as _count
 from . import envelope, safe_io
+from .host import splitmix64_chunk
 from .errors import FileRefused, OutputWriteFailure
 
 EXIT_INTERNAL, EXIT_USAGE, EXIT_INPUT, EXIT_CHECKPOINT, EXIT_FOREIGN, EXIT_WRITE = 1, 2, 3, 4, 5, 8
@@ -264,19 +265,7 @@ def fresh_payload(request: Request) -> bytes:
         size = min(contract.chunk_bytes, contract.payload_bytes - start)
         if init.kind != FRESH_SPLITMIX64:
             continue
-        count = size // 4
-        state = 0xcbf29ce484222325
-        for byte in init.seed:
-            state = ((state ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-        i = np.arange(1, count + 1, dtype=np.uint64)
-        with np.errstate(over="ignore"):
-            z = np.uint64(state) + i * np.uint64(0x9E3779B97F4A7C15)
-            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-            z = z ^ (z >> np.uint64(31))
-        u = (z >> np.uint64(init.shift)).astype(np.int64)
-        values = ((u - np.int64(init.center)).astype(np.float64) / float(init.denominator)).astype("<f4")
-        out[start:start + 4 * count] = values.tobytes()
+        out[start:start + size // 4 * 4] = splitmix64_chunk(init.seed, init.shift, init.center, init.denominator, size)
     return bytes(out)
 
 

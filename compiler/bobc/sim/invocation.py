@@ -35,7 +35,7 @@ from .memory import Buffer, Memory
 ENTRY_BYTES = 8
 RING_ENTRIES = 1024           # runtime_c/nv_shim.h RT_GPU_DEFAULT_RING_ENTRIES
 from ..plan.host import STAMP_SLOTS, STAT_BYTES    # runtime_c/plan_host.c BOBC_STAT_BYTES, BOBC_STAMP_SLOTS
-from ..plan.host import FillValueError, encoded_fill    # plan_fill.c bobc_fill_bytes's encoding, shared with the reference
+from ..plan.host import FillValueError, ScalarProgramError, encoded_fill, scalar_value    # plan_fill.c's evaluation and encoding, shared with the reference
 OUTPUTS = ("checkpoint-out", "predictions", "result")
 
 
@@ -68,24 +68,13 @@ class Ring:
 
 
 def evaluate(fill: HostFill, t: int) -> float:
-    """A fill's scalar program at global step t, in binary64 (plan_fill.c bobc_scalar_eval:
-    each operation rounded once; NumPy's float64 follows C's double, pow and sqrt included)."""
-    stack: list[np.float64] = []
-    with np.errstate(all="ignore"):
-        for op, value in fill.terms:
-            if op == "constant":
-                stack.append(np.float64(value))
-            elif op == "step":
-                stack.append(np.float64(t))
-            elif op == "sqrt":
-                stack.append(np.sqrt(stack.pop()))
-            else:
-                b, a = stack.pop(), stack.pop()
-                stack.append({"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
-                              "divide": np.divide, "power": np.power}[op](a, b))
-    if len(stack) != 1:
-        raise HostStepFault(f"fill ({fill.note}): its scalar program leaves {len(stack)} values, not one")
-    return float(stack[0])
+    """A fill's scalar program at global step t, in binary64 (bobc.plan.host.scalar_value, the
+    reference host's evaluator: plan_fill.c bobc_scalar_eval)."""
+    try:
+        return scalar_value(fill.terms, t)
+    except ScalarProgramError as malformed:
+        raise HostStepFault(f"fill ({fill.note}): its scalar program leaves {malformed.values} values, "
+                            "not one") from None
 
 
 def fill_bytes(fill: HostFill, input_step: int) -> bytes:
