@@ -155,6 +155,40 @@ static const char *shown_text(const char *text, char *out, size_t room)
     return out;
 }
 
+/* `w`, a `width`-byte word's bits, as a refusal prints it, read as `format` (reference/host.py
+ * shown_word): unsigned and signed (two's complement) in decimal; binary32 "%.9g", binary64 "%.17g"
+ * (digits enough to read back to the same bits: IEEE 754-2008 5.12.2); inf, -inf; a NaN as nan
+ * with its bits.  `out` holds 48 bytes. */
+static const char *shown_word(uint64_t w, uint32_t width, int format, char out[48])
+{
+    if (format == RT_WORD_SIGNED) {
+        /* sign-extended to 64 bits, then its two's complement bits read as an int64_t */
+        uint64_t bits = width < 8 && (w >> (8 * width - 1) & 1) ? w | ~(((uint64_t)1 << (8 * width)) - 1) : w;
+        int64_t v;
+        memcpy(&v, &bits, sizeof v);
+        snprintf(out, 48, "%lld", (long long)v);
+    } else if (format == RT_WORD_BINARY32 || format == RT_WORD_BINARY64) {
+        double x;
+        if (format == RT_WORD_BINARY32) {
+            uint32_t bits = (uint32_t)w;
+            float f;
+            memcpy(&f, &bits, sizeof f);
+            x = f;
+        } else {
+            memcpy(&x, &w, sizeof x);
+        }
+        if (isnan(x))
+            snprintf(out, 48, "nan (0x%0*llx)", format == RT_WORD_BINARY32 ? 8 : 16, (unsigned long long)w);
+        else if (isinf(x))
+            snprintf(out, 48, "%s", x > 0 ? "inf" : "-inf");
+        else
+            snprintf(out, 48, format == RT_WORD_BINARY32 ? "%.9g" : "%.17g", x);
+    } else {
+        snprintf(out, 48, "%llu", (unsigned long long)w);
+    }
+    return out;
+}
+
 int rt_record_verify(const rt_record_contract *c, const uint8_t *r, size_t size, const char *raw_path, char *err)
 {
     /* the path as every message shows it (rt_io_shown): one line, shortened, the reason whole */
@@ -181,11 +215,12 @@ int rt_record_verify(const rt_record_contract *c, const uint8_t *r, size_t size,
         uint64_t count = x->kind == RT_CHECK_WORD ? 1 : x->count;
         for (uint64_t i = 0; i < count; i++) {
             uint64_t at = x->offset + i * x->stride, w = word_at(r + at, x->width);
+            char got[48], want[48];
             switch (x->kind) {
             case RT_CHECK_WORD:
                 if (w != x->value)      /* the value's bytes reversed: a big-endian writer's */
-                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu, expected %llu%s", path, what,
-                               (unsigned long long)w, (unsigned long long)x->value,
+                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %s, expected %s%s", path, what,
+                               shown_word(w, x->width, x->format, got), shown_word(x->value, x->width, x->format, want),
                                x->width > 1 && word_swapped(w, x->width) == x->value ? RT_RECORD_BIG_ENDIAN : "");
                 break;
             case RT_CHECK_BELOW:
@@ -202,9 +237,10 @@ int rt_record_verify(const rt_record_contract *c, const uint8_t *r, size_t size,
             case RT_CHECK_SAME: {
                 uint64_t other = word_at(r + x->other + i * x->other_stride, x->other_width);
                 if (w != other)
-                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu is %llu, but the word at byte %llu "
-                               "says %llu", path, what, (unsigned long long)i, (unsigned long long)w,
-                               (unsigned long long)(x->other + i * x->other_stride), (unsigned long long)other);
+                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu is %s, but the word at byte %llu "
+                               "says %s", path, what, (unsigned long long)i, shown_word(w, x->width, x->format, got),
+                               (unsigned long long)(x->other + i * x->other_stride),
+                               shown_word(other, x->other_width, x->format, want));
                 break;
             }
             default:

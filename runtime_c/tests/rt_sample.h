@@ -34,13 +34,13 @@
 #define RT_SAMPLE_SEED_LAST        "rt-sample-seed-9"
 
 static const rt_record_check rt_sample_checks[] = {
-    { RT_CHECK_BYTES, "magic", 0, 0, 0, 0, 0, "RTSAMPLE", 8, 0, 0, 0 },
-    { RT_CHECK_WORD, "version", 8, 8, 0, 1, 3, NULL, 0, 0, 0, 0 },
-    { RT_CHECK_INDEX, "key", RT_SAMPLE_PAIRS_AT, 1, 2, RT_SAMPLE_KEYS, 0, NULL, 0, 0, 0, 0 },
-    { RT_CHECK_BELOW, "value word", RT_SAMPLE_WORDS_AT, 4, 4, RT_SAMPLE_KEYS, RT_SAMPLE_VALUES, NULL, 0, 0, 0, 0 },
+    { RT_CHECK_BYTES, "magic", 0, 0, 0, 0, 0, "RTSAMPLE", 8, 0, 0, 0, RT_WORD_UNSIGNED },
+    { RT_CHECK_WORD, "version", 8, 8, 0, 1, 3, NULL, 0, 0, 0, 0, RT_WORD_UNSIGNED },
+    { RT_CHECK_INDEX, "key", RT_SAMPLE_PAIRS_AT, 1, 2, RT_SAMPLE_KEYS, 0, NULL, 0, 0, 0, 0, RT_WORD_UNSIGNED },
+    { RT_CHECK_BELOW, "value word", RT_SAMPLE_WORDS_AT, 4, 4, RT_SAMPLE_KEYS, RT_SAMPLE_VALUES, NULL, 0, 0, 0, 0, RT_WORD_UNSIGNED },
     { RT_CHECK_SAME, "pair's value", RT_SAMPLE_PAIRS_AT + 1, 1, 2, RT_SAMPLE_KEYS, 0, NULL, 0,
-      RT_SAMPLE_WORDS_AT, 4, 4 },
-    { RT_CHECK_BELOW, "query", RT_SAMPLE_QUERIES_AT, 4, 4, RT_SAMPLE_QUERIES, RT_SAMPLE_VALUES, NULL, 0, 0, 0, 0 },
+      RT_SAMPLE_WORDS_AT, 4, 4, RT_WORD_UNSIGNED },
+    { RT_CHECK_BELOW, "query", RT_SAMPLE_QUERIES_AT, 4, 4, RT_SAMPLE_QUERIES, RT_SAMPLE_VALUES, NULL, 0, 0, 0, 0, RT_WORD_UNSIGNED },
 };
 
 static const rt_record_contract rt_sample_record = {

@@ -742,8 +742,8 @@ static void test_input(void)
     /* probe s37 cinject 1: a check's name is the plan's text; its control characters (a newline,
      * ESC, CR, DEL) are '?' in the one-line message, its other bytes kept */
     static const rt_record_check named[] = {
-        { RT_CHECK_BYTES, "ma\ngic\033[31m\r\177 %s \"*/", 0, 0, 0, 0, 0, "RTSAMPLE", 8, 0, 0, 0 },
-        { RT_CHECK_WORD, "ver\tsion", 8, 8, 0, 1, 3, NULL, 0, 0, 0, 0 },
+        { RT_CHECK_BYTES, "ma\ngic\033[31m\r\177 %s \"*/", 0, 0, 0, 0, 0, "RTSAMPLE", 8, 0, 0, 0, RT_WORD_UNSIGNED },
+        { RT_CHECK_WORD, "ver\tsion", 8, 8, 0, 1, 3, NULL, 0, 0, 0, 0, RT_WORD_UNSIGNED },
     };
     const rt_record_contract odd = { RT_SAMPLE_RECORD_BYTES, named, 2 };
     memcpy(x, r, sizeof r);

@@ -23,8 +23,8 @@ int main(void)
 {
     static const char magic[] = { 'M', 'G' };
     const rt_record_check checks[] = {
-        { RT_CHECK_BYTES, "empty", 0, 0, 0, 1, 0, NULL, 0, 0, 0, 0 },
-        { RT_CHECK_BYTES, "magic", 0, 0, 0, 1, 0, magic, 2, 0, 0, 0 },
+        { RT_CHECK_BYTES, "empty", 0, 0, 0, 1, 0, NULL, 0, 0, 0, 0, RT_WORD_UNSIGNED },
+        { RT_CHECK_BYTES, "magic", 0, 0, 0, 1, 0, magic, 2, 0, 0, 0, RT_WORD_UNSIGNED },
     };
     const rt_record_contract contract = { 4, checks, 2 };
     const uint8_t good[4] = { 'M', 'G', 0, 0 }, bad[4] = { 'M', 'X', 0, 0 };

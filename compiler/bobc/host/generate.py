@@ -200,7 +200,9 @@ def _input_checks(plan) -> list[dict]:
         out.append({"kind": _constant("rt_check", check.kind, f"record check {shown_plan_text(check.what)}"), "what": check.what, "offset": check.offset,
                     "width": check.width, "stride": check.stride, "count": check.count, "value": check.value,
                     "data": list(check.data), "other": check.other, "other_width": check.other_width,
-                    "other_stride": check.other_stride})
+                    "other_stride": check.other_stride,
+                    "format": _constant("rt_word_format", check.format,
+                                        f"record check {shown_plan_text(check.what)}'s format")})
     return out
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BobcError, write_temporary
-from ..plan.host import ENCODINGS, FILES, INTERPRETED, RECORD_CHECKS, SCALAR_OPS
+from ..plan.host import ENCODINGS, FILES, INTERPRETED, RECORD_CHECKS, SCALAR_OPS, WORD_FORMATS
 from . import steps_c
 
 PREFIX = ".bobc."
@@ -424,6 +424,8 @@ PLAN_ENUMS: dict[str, tuple[tuple[str, int, str], ...]] = {
     "rt_mem_location": (("RT_MEM_SYSTEM", 0, "system"), ("RT_MEM_VIDEO", 1, "video")),   # nv_shim.h
     "rt_check": tuple((f"RT_CHECK_{name.upper()}", code, name)                            # host_runtime.h
                       for code, (_, name) in enumerate(RECORD_CHECKS, start=1)),
+    "rt_word_format": tuple((f"RT_WORD_{name.upper()}", code, name)                 # host_runtime.h, from 0
+                            for code, (_, name, _) in enumerate(WORD_FORMATS)),
     "rt_init": (("RT_INIT_ZERO", 1, "zero"), ("RT_INIT_SPLITMIX64", 2, "splitmix64")),     # host_runtime.h
     # plan_steps.h, rendered from bobc.plan.host's tables (bobc.host.steps_c)
     "bobc_file": tuple((f"BOBC_FILE_{name.upper().replace('-', '_')}", code, name)
@@ -459,7 +461,7 @@ PLAN_STRUCTS: dict[str, tuple[CField, ...]] = {
                                ("offset", "uint64_t"), ("width", "uint32_t"), ("stride", "uint64_t"),
                                ("count", "uint64_t"), ("value", "uint64_t"), ("data", "pointer", "bytes:data_bytes"),
                                ("data_bytes", "uint32_t", "count"), ("other", "uint64_t"), ("other_width", "uint32_t"),
-                               ("other_stride", "uint64_t")),
+                               ("other_stride", "uint64_t"), ("format", "int", "enum:rt_word_format")),
     "rt_record_contract": _fields(("record_bytes", "uint64_t"),
                                   ("checks", "pointer", "array:rt_record_check:check_count"),
                                   ("check_count", "uint32_t", "count")),

@@ -18,8 +18,8 @@ from fractions import Fraction
 from ..errors import BobcError, Span, shown_plan_text
 from ..language.quote import show_natural
 from ..language.values import origin
-from .host import (ENCODINGS, FILE_NAMES, MEMORIES, RECORD_CHECKS, SCALAR_OPS, STEP_BY_CONSTRUCTOR, STEP_CLASSES,
-                   Constant, Fill, HostPlan, Initializer, PlanBuffer, RecordCheck, RecordLayout, Scalar, Step)
+from .host import (ENCODINGS, FILE_NAMES, MEMORIES, RECORD_CHECK_READ_AS, RECORD_CHECKS, SCALAR_OPS,
+                   STEP_BY_CONSTRUCTOR, STEP_CLASSES, WORD_FORMATS, Constant, Fill, HostPlan, Initializer, PlanBuffer, RecordCheck, RecordLayout, Scalar, Step)
 from .model import place, regions_near
 from .model import (CheckpointContract, DeviceArena, HostBuffer, Launch, ParameterPatch, Phase,
                     Plan, Region, Resident, Submission, WholeProgramPlan)
@@ -820,6 +820,7 @@ def _buffers(r: _Reader, value) -> tuple[PlanBuffer, ...]:
 
 
 _CHECK_KINDS = dict(RECORD_CHECKS)
+_WORD_FORMATS = {constructor: (name, widths) for constructor, name, widths in WORD_FORMATS}
 # each check constructor's fields after `what`, in order, as RecordCheck attributes
 _CHECK_FIELDS = {
     "bytes": ("offset", "data"),
@@ -830,6 +831,25 @@ _CHECK_FIELDS = {
 }
 
 
+def _check_format(r: _Reader, check: RecordCheck, widths, at) -> None:
+    """A format the check's words can have: a word or same check (bytes read no word; below and
+    index order words as unsigned naturals), each word it reads as wide as the format's
+    (binary32 4 bytes, binary64 8: IEEE 754-2008 3.6)."""
+    what, name = check.what, check.format
+    if check.kind == "bytes":
+        r.fail(f"input check {what} compares bytes, which have no word format; give {name} to a word or "
+               f"same check, or write the bytes check without {RECORD_CHECK_READ_AS}", at)
+    if check.kind in ("below", "index") and name != "unsigned":
+        r.fail(f"input check {what} is {'an' if check.kind == 'index' else 'a'} {check.kind} check, which orders its words as unsigned naturals "
+               f"(an index, a bound), so reads no {name} word; read them unsigned, or compare a {name} word "
+               f"with a word or same check", at)
+    for width in (check.width, check.other_width) if check.kind == "same" else (check.width,):
+        if widths is not None and width not in widths:
+            r.fail(f"input check {what} reads {width}-byte words as {name}, which is "
+                   f"{' or '.join(str(w) for w in widths)} bytes wide: give a width of "
+                   f"{' or '.join(str(w) for w in widths)}, or the format of a {width}-byte word", at)
+
+
 def _record_checks(r: _Reader, value, record_bytes: int) -> tuple[RecordCheck, ...]:
     out = []
     # each check's faults are located where the check was written (its head's own place, else its
@@ -838,13 +858,26 @@ def _record_checks(r: _Reader, value, record_bytes: int) -> tuple[RecordCheck, .
                                                      "NvidiaPlanHostRecordChecksNext", "the input checks")):
         at = written(item, cell)
         v = r.con(item, "NvidiaPlanHostRecordCheck", f"input check {i}")
+        word_format, widths, format_at = "unsigned", None, None
+        if v.constructor == RECORD_CHECK_READ_AS:   # a check with its words' format (else unsigned)
+            format_at = at
+            word_format, widths = _WORD_FORMATS[r.con(v.fields[0], "NvidiaPlanHostWordFormat",
+                                                      f"input check {i}'s format").constructor]
+            item = v.fields[1]
+            at = written(item, format_at)
+            v = r.con(item, "NvidiaPlanHostRecordCheck", f"input check {i}")
+            if v.constructor == RECORD_CHECK_READ_AS:
+                r.fail(f"input check {i} says its words' format twice ({RECORD_CHECK_READ_AS} of a "
+                       f"{RECORD_CHECK_READ_AS}): give one format, around a word or same check", at)
         kind = _CHECK_KINDS[v.constructor]
         what = r.c_text(v.fields[0], f"input check {i}'s name", at)
         values = {}
         for attribute, field in zip(_CHECK_FIELDS[kind], v.fields[1:]):
             values[attribute] = (r.bytes(field, f"input check {what}'s bytes") if attribute == "data"
                                  else r.nat(field, f"input check {what}'s {attribute}"))
-        check = RecordCheck(kind=kind, what=what, **values)
+        check = RecordCheck(kind=kind, what=what, format=word_format, **values)
+        if format_at is not None:
+            _check_format(r, check, widths, format_at)
         for width in (check.width, check.other_width) if kind != "bytes" else ():
             if width and width not in (1, 2, 4, 8):
                 r.fail(f"input check {what} reads {width}-byte words; a word is 1, 2, 4 or 8 bytes", at)

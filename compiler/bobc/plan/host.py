@@ -398,6 +398,16 @@ RECORD_CHECKS: tuple[tuple[str, str], ...] = (
     ("NvidiaPlanHostCheckSame", "same"),
 )
 RECORD_CHECK_CODES = {name: i + 1 for i, (_, name) in enumerate(RECORD_CHECKS)}
+# NvidiaPlanHostCheckReadAs: a word or same check with its words' format
+RECORD_CHECK_READ_AS = "NvidiaPlanHostCheckReadAs"
+# NvidiaPlanHostWordFormat constructor -> (format, the word widths it reads: None any) (enum rt_word_format
+# in host_runtime.h, from 0: a check that says no format reads unsigned words, as every check did before)
+WORD_FORMATS: tuple[tuple[str, str, tuple[int, ...] | None], ...] = (
+    ("NvidiaPlanHostWordUnsigned", "unsigned", None),
+    ("NvidiaPlanHostWordSigned", "signed", None),
+    ("NvidiaPlanHostWordBinary32", "binary32", (4,)),       # IEEE 754-2008 binary32: 4 bytes
+    ("NvidiaPlanHostWordBinary64", "binary64", (8,)),       # IEEE 754-2008 binary64: 8 bytes
+)
 
 
 @dataclass(frozen=True)
@@ -418,6 +428,7 @@ class RecordCheck:
     other: int = 0            # same: the other run
     other_width: int = 0
     other_stride: int = 0
+    format: str = "unsigned"  # how its words are read and printed (a WORD_FORMATS format)
 
     def end(self) -> int:
         """One past the last byte the check reads."""

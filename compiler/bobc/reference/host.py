@@ -146,6 +146,24 @@ class Outputs:
 RECORD_BIG_ENDIAN = " (its bytes reversed: the record was written big-endian; write it little-endian)"
 
 
+def shown_word(w: int, width: int, word_format: str) -> str:
+    """A record word's bits `w` as a refusal prints it, read as its check's format (runtime_c's
+    shown_word): unsigned and signed (two's complement) in decimal; binary32 as C's "%.9g" and
+    binary64 as "%.17g" (enough digits to read back to the same bits: IEEE 754-2008 5.12.2),
+    infinities as inf and -inf, a NaN as nan with its bits (0x7fc00001)."""
+    if word_format == "signed":
+        return str(w - (1 << (8 * width)) if w >> (8 * width - 1) else w)
+    if word_format in ("binary32", "binary64"):
+        wide = word_format == "binary64"
+        x = struct.unpack("<d" if wide else "<f", w.to_bytes(8 if wide else 4, "little"))[0]
+        if x != x:
+            return f"nan (0x{w:0{16 if wide else 8}x})"
+        if x in (float("inf"), float("-inf")):
+            return "inf" if x > 0 else "-inf"
+        return ("%.17g" if wide else "%.9g") % x
+    return str(w)
+
+
 def check_record(checks: tuple[RecordCheck, ...], record_bytes: int, data: bytes, path) -> None:
     """The plan's input checks, in order, as runtime_c's rt_record_verify applies them, refused
     (BadInputRecord, exit 3) in its words, `path` shown as it shows it (safe_io.shown)."""
@@ -171,7 +189,8 @@ def check_record(checks: tuple[RecordCheck, ...], record_bytes: int, data: bytes
             w = word(c.offset + i * c.stride, c.width)
             if c.kind == "word" and w != c.value:      # the value's bytes reversed: a big-endian writer's
                 swapped = c.width > 1 and int.from_bytes(w.to_bytes(c.width, "little"), "big") == c.value
-                raise BadInputRecord(path, what, f"{what} {w}, expected {c.value}"
+                raise BadInputRecord(path, what, f"{what} {shown_word(w, c.width, c.format)}, expected "
+                                                   f"{shown_word(c.value, c.width, c.format)}"
                                                    f"{RECORD_BIG_ENDIAN if swapped else ''}")
             if c.kind == "below" and w >= c.value:
                 raise BadInputRecord(path, what, f"{what} {i} is {w}, not below {c.value}")
@@ -182,7 +201,9 @@ def check_record(checks: tuple[RecordCheck, ...], record_bytes: int, data: bytes
                 at = c.other + i * c.other_stride
                 other = word(at, c.other_width)
                 if w != other:
-                    raise BadInputRecord(path, what, f"{what} {i} is {w}, but the word at byte {at} says {other}")
+                    raise BadInputRecord(path, what, f"{what} {i} is {shown_word(w, c.width, c.format)}, but the "
+                                                       f"word at byte {at} says "
+                                                       f"{shown_word(other, c.other_width, c.format)}")
 
 
 def fresh_payload(plan) -> bytes:

@@ -1,0 +1,164 @@
+"""A record check can say how its words are read (NvidiaPlanHostCheckReadAs with a
+NvidiaPlanHostWordFormat: unsigned, signed, binary32, binary64), and a refused word is printed
+as that format says, alike by the built host, `bobc run --reference` and `bobc sim` (probe s41
+recordfmt finding 1: a binary32 feature of -1.5 was refused as "3217031168, expected 1065353216",
+its bits, by all three).  A format that contradicts the check (binary32 of an 8-byte word, any
+format on a bytes check, a non-unsigned one on a below or index check) is refused by `bobc check`
+where the check was written.
+
+The expected words are hand-computed from hand-chosen bit patterns, as C's printf and Python's
+"%" formatting print them: binary32 0xbfc00000 is -1.5, 0x3f800000 is 1, 0x3eaaaaab is
+1/3 rounded to binary32, "%.9g" 0.333333343; binary64 0x3fb999999999999a is 0.1 rounded,
+"%.17g" 0.10000000000000001; 0x7fc00001 a quiet NaN, 0xff800000 -inf; the 4-byte word
+0xfffffff9 is -7 in two's complement."""
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bobc.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples/linear_regression/LinReg"
+END = "(constructor NvidiaPlanHostRecordChecks NvidiaPlanHostRecordChecksEnd)))"
+CHECK = 'NvidiaPlanHostCheckWord b"version" 8 8 linRegInputVersion'
+
+
+def read_as(word_format: str, check: str) -> str:
+    return (f"(constructor NvidiaPlanHostRecordCheck NvidiaPlanHostCheckReadAs "
+            f"(constructor NvidiaPlanHostWordFormat NvidiaPlanHostWord{word_format}) "
+            f"(constructor NvidiaPlanHostRecordCheck {check}))")
+
+
+# LinReg's features from byte 16 (binary32): three checks on its first four words
+CHECKS = [read_as("Binary32", 'NvidiaPlanHostCheckWord b"first feature" 16 4 0x3f800000'),
+          read_as("Signed", 'NvidiaPlanHostCheckWord b"second feature" 20 4 0xfffffff9'),
+          read_as("Binary64", 'NvidiaPlanHostCheckSame b"pair" 24 8 8 1 32 8 8')]
+
+
+def _with_checks(folder: Path, checks: list[str]) -> Path:
+    shutil.copytree(EXAMPLE, folder / "LinReg")
+    host = folder / "LinReg/Build/NativeHost.bob"
+    text = host.read_text()
+    assert text.count(END) == 1
+    host.write_text(text.replace(END, _nest(checks)))
+    return host
+
+
+def _nest(checks: list[str]) -> str:
+    tail = "(constructor NvidiaPlanHostRecordChecks NvidiaPlanHostRecordChecksEnd)"
+    for check in reversed(checks):
+        tail = f"(constructor NvidiaPlanHostRecordChecks NvidiaPlanHostRecordChecksNext\n        {check}\n        {tail})"
+    return tail + "))"
+
+
+RECORDS = {   # name -> {offset: bytes}, the words the checks read
+    "ok": {},
+    "minus.bin": {16: struct.pack("<I", 0xbfc00000)},
+    "nan.bin": {16: struct.pack("<I", 0x7fc00001)},
+    "inf.bin": {16: struct.pack("<I", 0xff800000)},
+    "third.bin": {16: struct.pack("<I", 0x3eaaaaab)},
+    "signed.bin": {20: struct.pack("<I", 5)},
+    "pair.bin": {24: struct.pack("<Q", 0x3fb999999999999a), 32: struct.pack("<Q", 0xfff0000000000000)},
+}
+GOOD = {16: struct.pack("<I", 0x3f800000), 20: struct.pack("<I", 0xfffffff9), 24: bytes(8), 32: bytes(8)}
+
+
+@pytest.fixture(scope="module")
+def formatted(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("recordfmt")
+    module = _with_checks(folder, CHECKS)
+    shutil.copy(REPO / "examples/linear_regression/reference_kernels.py", folder)
+    record = folder / "record.bin"
+    subprocess.run([sys.executable, str(REPO / "examples/linear_regression/make_record.py"), "-o", str(record)],
+                   check=True, capture_output=True, timeout=120)
+    good = bytearray(record.read_bytes())
+    for name, words in RECORDS.items():
+        data = bytearray(good)
+        for at, word in {**GOOD, **words}.items():
+            data[at:at + len(word)] = word
+        (folder / (name if name != "ok" else "ok.bin")).write_bytes(data)
+    built = _bobc("build", module, "--target", "sm_86", "-o", folder / "host", cwd=folder)
+    assert built.returncode == 0, built.stderr
+    return folder, module
+
+
+def _bobc(*args, cwd) -> subprocess.CompletedProcess:
+    environment = dict(os.environ, BOBC_CACHE_DIR="off")
+    return subprocess.run([sys.executable, "-m", "bobc", *map(str, args)], capture_output=True, env=environment,
+                          timeout=600, cwd=cwd)
+
+
+OUTPUTS = ["--checkpoint-out", "c.bin", "--predictions", "p.bin", "--result", "r.bin"]
+
+
+@pytest.mark.parametrize("bad, words", [
+    ("minus.bin", "first feature -1.5, expected 1"),
+    ("nan.bin", "first feature nan (0x7fc00001), expected 1"),
+    ("inf.bin", "first feature -inf, expected 1"),
+    ("third.bin", "first feature 0.333333343, expected 1"),
+    ("signed.bin", "second feature 5, expected -7"),
+    ("pair.bin", "pair 0 is 0.10000000000000001, but the word at byte 32 says -inf"),
+])
+def test_every_host_prints_the_refused_word_as_its_format(formatted, bad, words):
+    folder, module = formatted
+    expected = f"input record {bad}: {words}\n".encode()
+    ran = _bobc("run", module, "train", "--reference", "--input", bad, *OUTPUTS, cwd=folder)
+    assert ran.returncode == 3 and ran.stderr == b"bobc run: error: " + expected, ran.stderr
+    sim = _bobc("sim", module, "train", "--target", "sm_86", "--input", bad, *OUTPUTS, cwd=folder)
+    assert sim.returncode == 3 and sim.stderr == b"bobc sim: error: " + expected, sim.stderr
+    native = subprocess.run(["./host", "train", "--input", bad, *OUTPUTS], capture_output=True, cwd=folder,
+                            timeout=60)
+    assert native.returncode == 3 and native.stderr == b"host: error: " + expected, native.stderr
+
+
+def test_a_record_whose_words_hold_passes_the_formatted_checks(formatted):
+    folder, module = formatted
+    ran = _bobc("run", module, "train", "--reference", "--input", "ok.bin", *OUTPUTS, cwd=folder)
+    assert ran.returncode == 0, ran.stderr
+
+
+@pytest.mark.parametrize("check, words", [
+    (read_as("Binary32", 'NvidiaPlanHostCheckWord b"version" 8 8 1'),
+     "input check version reads 8-byte words as binary32, which is 4 bytes wide"),
+    (read_as("Binary64", 'NvidiaPlanHostCheckSame b"version" 8 8 8 1 16 4 4'),
+     "input check version reads 4-byte words as binary64, which is 8 bytes wide"),
+    (read_as("Signed", 'NvidiaPlanHostCheckBelow b"version" 8 8 8 1 5'),
+     "input check version is a below check, which orders its words as unsigned naturals"),
+    (read_as("Binary32", 'NvidiaPlanHostCheckIndex b"version" 16 4 4 1'),
+     "input check version is an index check, which orders its words as unsigned naturals"),
+    (read_as("Unsigned", 'NvidiaPlanHostCheckBytes b"version" 0 b"LINREG01"'),
+     "input check version compares bytes, which have no word format"),
+    (read_as("Signed", "NvidiaPlanHostCheckReadAs (constructor NvidiaPlanHostWordFormat NvidiaPlanHostWordSigned) "
+                       '(constructor NvidiaPlanHostRecordCheck NvidiaPlanHostCheckWord b"version" 8 8 1)'),
+     "input check 1 says its words' format twice"),
+])
+def test_a_format_the_check_cannot_have_is_refused_where_it_was_written(tmp_path, monkeypatch, capsys, check, words):
+    shutil.copytree(EXAMPLE, tmp_path / "LinReg")
+    host = tmp_path / "LinReg/Build/NativeHost.bob"
+    text = host.read_text()
+    old = f"(constructor NvidiaPlanHostRecordCheck {CHECK})"
+    assert text.count(old) == 1
+    host.write_text(text.replace(old, check))
+    before = text[:text.index(old)]
+    line, column = before.count("\n") + 1, len(before.rsplit("\n", 1)[-1]) + 1
+    if "twice" in words:        # located at the second format, where the plan said it again
+        column += check.find("(constructor NvidiaPlanHostRecordCheck NvidiaPlanHostCheckReadAs", 1)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "LinReg/Build/NativeHost.bob"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"bobc check: LinReg/Build/NativeHost.bob:{line}:{column}: error: linRegNativeHost: "
+                          + words), err
+
+
+def test_a_check_that_says_no_format_reads_unsigned_words():
+    """Every plan written before formats (examples, seeds) keeps its meaning: no ReadAs, unsigned."""
+    from bobc.plan.host import RecordCheck, WORD_FORMATS
+
+    assert RecordCheck("word", "version", 8, 8).format == "unsigned" == WORD_FORMATS[0][1]
