@@ -98,7 +98,7 @@ def check_host_steps(plan: Plan, target=None, folders=(), contracts=None, images
         if _publishes(host.steps):       # a schedule that publishes checkpoints must resume from them
             _checkpoint_reads(host.steps, plan.checkpoint.payload_bytes, out)
         _publication_updates(host.steps, plan.checkpoint.updates_per_invocation, out)
-        _checkpoint_homes(plan, host.steps, plan.checkpoint.payload_bytes, out)
+        _checkpoint_homes(plan, host.steps, plan.checkpoint.payload_bytes, out, contracts=contracts)
         _request_split(host.steps, plan.checkpoint.updates_per_invocation, out)
     return out
 
@@ -690,7 +690,7 @@ def _publishes(steps) -> bool:
                or (s.kind.name == "repeat" and _publishes(s.body)) for s in steps)
 
 
-def _checkpoint_homes(plan: Plan, steps, payload: int, out: list, most: int = 1 << 16) -> None:
+def _checkpoint_homes(plan: Plan, steps, payload: int, out: list, most: int = 1 << 16, contracts=None) -> None:
     """Every payload byte of each published checkpoint is written from the host bytes its resume
     reads it into: a save from one place and a restore into another would resume from whatever
     the restored place held (a model saving its gradient and restoring its parameters resumes
@@ -699,8 +699,8 @@ def _checkpoint_homes(plan: Plan, steps, payload: int, out: list, most: int = 1 
     Checked where the restore gives every payload byte a home of its own (no two payload bytes
     read into the same host byte: the checkpoint read straight into the residents that hold the
     state).  A restore that reads chunk after chunk into one staging area moves the state on with
-    launches the certifier cannot follow byte for byte (a kernel's contract says what it touches,
-    not where each byte goes), so such a schedule is not held to this rule: docs/host-steps.md,
+    launches: given the kernels' `contracts`, their declared copies (`//@ copy`) are followed
+    (_staged_homes); without them such a schedule is not held to this rule: docs/host-steps.md,
     "Where a checkpoint is saved from"."""
     restore: list[tuple[int, int, int]] = []            # (payload start, extent, host)
 
@@ -717,7 +717,11 @@ def _checkpoint_homes(plan: Plan, steps, payload: int, out: list, most: int = 1 
         return                          # _checkpoint_reads refuses a schedule that never restores
     homes = sorted((host, host + extent) for _, extent, host in restore)
     if any(later[0] < earlier[1] for earlier, later in zip(homes, homes[1:])):
-        return                          # staged: one host area restores several payload bytes
+        # staged: one host area restores several payload bytes, moved on by launches whose declared
+        # copies (`//@ copy`) the walk follows (without the kernels' contracts, not checked)
+        if contracts is not None:
+            _staged_homes(plan, steps, payload, contracts, out, most)
+        return
     compared: set = set()                               # the publications' saves compared so far
     segments: list[tuple[int, int, int, str, object]] = []  # (payload start, extent, host, name, at)
     position = 0
@@ -777,3 +781,255 @@ def _compare_homes(plan: Plan, segments, restore, payload: int, out: list) -> No
             if all(f.message != finding.message for f in out):
                 out.append(finding)
             break
+
+
+# ---- staged checkpoints: payload bytes followed through declared copies (`//@ copy`) ----
+
+class _Origins:
+    """Where the bytes of device-visible memory came from, by address range: sorted, disjoint
+    (low, high, tag, base, via) pieces, byte x of one holding (tag, base + x - low); `via` says how
+    the bytes got there (a launch's declared copy).  Tags: "payload" (checkpoint payload byte
+    base + ...), "address" (the bytes another address held), "unknown" (written by something the
+    certifier cannot follow).  A byte in no piece holds what its own address holds."""
+
+    __slots__ = ("pieces",)
+
+    def __init__(self):
+        self.pieces: list[tuple[int, int, str, int, str]] = []
+
+    def get(self, low: int, high: int, tag: str = "address") -> list[tuple[int, int, str, int, str]]:
+        """The pieces covering [low, high), cut to it; a gap a piece of `tag` (its own address)."""
+        out, at = [], low
+        for p_low, p_high, p_tag, base, via in self.pieces:
+            if p_high <= low or p_low >= high:
+                continue
+            start, stop = max(p_low, low), min(p_high, high)
+            if start > at:
+                out.append((at, start, tag, at, ""))
+            out.append((start, stop, p_tag, base + (start - p_low), via))
+            at = stop
+        if at < high:
+            out.append((at, high, tag, at, ""))
+        return out
+
+    def put(self, low: int, high: int, pieces) -> None:
+        """[low, high) now holds `pieces` ((low, high, tag, base, via), inside it; a gap: its own)."""
+        kept = []
+        for p_low, p_high, tag, base, via in self.pieces:
+            if p_high <= low or p_low >= high:
+                kept.append((p_low, p_high, tag, base, via))
+                continue
+            if p_low < low:
+                kept.append((p_low, low, tag, base, via))
+            if p_high > high:
+                kept.append((high, p_high, tag, base + (high - p_low), via))
+        kept.extend(p for p in pieces if p[0] < p[1])
+        kept.sort()
+        self.pieces = kept
+
+    def taint(self, low: int, high: int) -> None:
+        """A write the certifier cannot follow: bytes that held copies hold unknown bytes now (a
+        byte holding its own address's bytes stays its own: a kernel updating a resident in place)."""
+        hit = [(max(a, low), min(b, high)) for a, b, tag, _, _ in self.pieces
+               if a < high and low < b and tag != "unknown"]
+        for a, b in hit:
+            self.put(a, b, [(a, b, "unknown", 0, "")])
+
+
+def _unrolled(steps, where: str = "", iteration: int = 0):
+    """(name, step, values) of every step but a Repeat, repeats unrolled, each strided field
+    moved by the innermost repeat's iteration (bobc.plan.schedule.unroll's order and values)."""
+    for index, step in enumerate(steps):
+        name = f"{where}step {index} ({step.kind.name})"
+        if step.kind.name == "repeat":
+            for i in range(step.count):
+                yield from _unrolled(step.body, f"{where}step {index} (repeat)'s body: ", i)
+            continue
+        values = {f.name: getattr(step, f.name) for f in step.kind.fields}
+        for f in step.kind.fields:
+            if f.stride_of:
+                values[f.stride_of] += iteration * values[f.name]
+        yield name, step, values
+
+
+def _launch_moves(plan: Plan, contracts: dict, index: int, argument_word: int, residents):
+    """What launch `index` does to memory, as the walk follows it: ("copies", [(source,
+    destination, bytes, via)], other writes [(low, high)]) -- its declared copies evaluated on its
+    patched words, and the rest of its footprint's writes -- or ("unknown", why) where its contract,
+    footprint or a copy's size is not known."""
+    from ..errors import shown_path
+    from .footprints import launch_footprint
+    from .pointers import launch_words
+
+    program = plan.program
+    if not 0 <= index < len(program.launches):
+        return "unknown", f"launch {index} is not one of the plan's"
+    launch = program.launches[index]
+    identity = program.regions[launch.region].identity if 0 <= launch.region < len(program.regions) else "?"
+    contract = contracts.get(identity)
+    footprint = launch_footprint(plan, index, contract, argument_word, residents)
+    if footprint is None:
+        return "unknown", f"launch {index} ({identity}) has no footprint the certifier knows"
+    words = launch_words(launch, argument_word)
+    copies = []
+    for copy in contract.copies:
+        size, why = copy.bytes_for(words)
+        if size is None or copy.source not in words or copy.destination not in words:
+            return "unknown", (f"launch {index} ({identity})'s //@ copy ({shown_path(contract.source)}:{copy.line}) "
+                               f"cannot be evaluated on its patched words{': ' + why if why else ''}")
+        if size:
+            copies.append((words[copy.source], words[copy.destination], size,
+                           f"launch {index} ({identity})'s //@ copy {copy.source} to {copy.destination} "
+                           f"({shown_path(contract.source)}:{copy.line})"))
+    copied = [(d, d + n) for _, d, n, _ in copies]
+    others = []
+    for low, high in footprint.writes:
+        pieces = [(low, high)]
+        for c_low, c_high in copied:
+            pieces = [q for a, b in pieces for q in ((a, min(b, c_low)), (max(a, c_high), b)) if q[0] < q[1]]
+        others.extend(pieces)
+    return "copies", copies, others
+
+
+def _staged_homes(plan: Plan, steps, payload: int, contracts: dict, out: list, most: int = 1 << 16) -> None:
+    """_checkpoint_homes for a restore staged through one host area (docs/host-steps.md, "Where a
+    checkpoint is saved from", staged): the schedule walked in order, repeats unrolled (at most
+    `most` steps), each Submit's and Reissue's submissions' launches followed through their
+    contracts' declared copies (`//@ copy`).
+
+    The restore (the steps before the first Operation) puts payload byte p into the staging area
+    its checkpoint-in Read fills, and each declared copy moves it on: payload byte p's home is the
+    resident byte (plan.arena.globals, outside the staging areas) it ends in.  From the Operation on
+    each byte is its own address's bytes, moved by the declared copies; each publication's Write of
+    checkpoint-out takes payload byte p from the place its host byte came from.  A save whose place
+    is a known address that is not p's home is refused at the Write (its first wrong range, once a
+    step).  Not checked (neither refused nor claimed): a byte a launch with no copy contract wrote
+    after a copy put it there, or that a host step wrote (its origin unknown), a payload byte with no
+    home (left in staging, or overwritten by a launch that declares no copy), and everything after a
+    launch with no footprint or a copy whose size cannot be evaluated (the walk stops)."""
+    from ..nvidia.encode import plan_parameter_base
+    from .pointers import ByAddress
+
+    program = plan.program
+    if program is None:
+        return
+    argument_word = plan_parameter_base(program) // 8
+    residents = ByAddress(plan.arena.globals)
+    submissions = program.submissions
+    moves: dict[int, tuple] = {}
+    staging: list[tuple[int, int]] = []
+    origins = _Origins()
+    restoring = True
+    homes: list[tuple[int, int, int]] = []          # (payload low, high, resident address of low)
+    position, gp_put, refused = 0, 0, set()
+
+    def launch(index: int) -> bool:
+        if index not in moves:
+            moves[index] = _launch_moves(plan, contracts, index, argument_word, residents)
+        move = moves[index]
+        if move[0] == "unknown":
+            return False
+        _, copies, others = move
+        taken = [(d, n, origins.get(s, s + n), s, via) for s, d, n, via in copies]   # every source first
+        for destination, size, pieces, source, via in taken:
+            if restoring:
+                pieces = [(a - source + destination, b - source + destination, tag, base, via)
+                          for a, b, tag, base, _ in pieces if tag == "payload"]
+                origins.put(destination, destination + size, pieces)
+            else:
+                origins.put(destination, destination + size,
+                            [(a - source + destination, b - source + destination, tag, base, via)
+                             for a, b, tag, base, _ in pieces])
+        for low, high in others:
+            if restoring:
+                origins.put(low, high, [])
+            else:
+                origins.taint(low, high)
+        return True
+
+    def end_restore() -> None:
+        nonlocal origins, restoring
+        for low, high, tag, base, _ in origins.pieces:
+            if tag != "payload":
+                continue
+            for resident in plan.arena.globals:
+                a, b = max(low, resident.address), min(high, resident.address + resident.size)
+                for s_low, s_high in staging:                   # a staging area is no home
+                    if s_low <= a and b <= s_high:
+                        a = b
+                if a < b:
+                    homes.append((base + (a - low), base + (b - low), a))
+        homes.sort()
+        origins, restoring = _Origins(), False
+
+    def compare(name: str, at, start: int, host: int, extent: int) -> None:
+        if name in refused:
+            return
+        for low, high, tag, base, via in origins.get(host, host + extent):
+            if tag != "address":
+                continue
+            p_low = start + (low - host)
+            for h_low, h_high, home in homes:
+                a, b = max(p_low, h_low), min(p_low + (high - low), h_high, payload)
+                if a >= b:
+                    continue
+                saved, restored = base + (a - p_low), home + (a - h_low)
+                if saved == restored:
+                    continue
+                staged = (f" (staged: {span(host + (a - start), b - a)} holds them, put there by {via})"
+                          if via else "")
+                out.append(Finding(
+                    "host-step",
+                    f"the host's {name} writes checkpoint payload bytes [{a:,}, {b:,}) from "
+                    f"{span(saved, b - a)} ({_resident_of(plan, saved)}){staged}, but a resume puts those bytes "
+                    f"into {span(restored, b - a)} ({_resident_of(plan, restored)}) through its staged restore: "
+                    f"a resume would load what {_resident_of(plan, saved)} held there as "
+                    f"{_resident_of(plan, restored)} and train from it; gather the chunk from the address the "
+                    f"restore scatters it to ({restored:#x}), or scatter it back to the one this save gathers "
+                    f"({saved:#x})", at))
+                refused.add(name)
+                return
+
+    count = 0
+    for name, step, values in _unrolled(steps):
+        count += 1
+        if count > most:
+            return
+        kind = step.kind.name
+        if kind == "operation" and restoring:
+            end_restore()
+        elif kind == "submit":
+            end = min(values["gp_put"], len(submissions))
+            for index in range(gp_put, end):
+                if not all(launch(i) for i in submissions[index].launches):
+                    return              # a launch the walk cannot follow: nothing past it is checked
+            gp_put = max(gp_put, end)
+        elif kind == "reissue":
+            if values["piece"] < len(submissions):
+                if not all(launch(i) for i in submissions[values["piece"]].launches):
+                    return
+        elif kind == "read" and step.file == "checkpoint-in" and step.extent:
+            if restoring:
+                staging.append((step.host, step.host + step.extent))
+                origins.put(step.host, step.host + step.extent,
+                            [(step.host, step.host + step.extent, "payload", values["offset"], "")])
+            else:
+                origins.taint(step.host, step.host + step.extent)
+                origins.put(step.host, step.host + step.extent, [(step.host, step.host + step.extent,
+                                                                  "unknown", 0, "")])
+        elif kind in _RESETS:
+            if restoring:
+                end_restore()
+            position = 0
+        elif kind in ("write", "write_at") and step.file == "checkpoint-out" and step.extent:
+            if restoring:
+                end_restore()
+            start = position if kind == "write" else values["offset"]
+            compare(name, step.at, start, step.host, step.extent)
+            position = start + step.extent if kind == "write" else max(position, start + step.extent)
+        else:
+            for _, address, size in _writes(step):
+                if restoring:
+                    origins.put(address, address + size, [])
+                else:
+                    origins.put(address, address + size, [(address, address + size, "unknown", 0, "")])
