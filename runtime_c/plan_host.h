@@ -28,6 +28,25 @@ typedef struct {
  * docs/host-steps.md. */
 #include "plan_steps.h"
 
+/* A launch as the plan declares it, for messages (bobc_gpu_fault_line): its kernel (the region's
+ * identity: `bobc dump HOST`'s launch[L].kernel), its grid in blocks (launch[L].grid) and where the
+ * plan wrote it (MODULE/PATH.bob:line:column, the path relative to its search folder; NULL: the
+ * plan does not say).  bobc_plan.launches[L] is launch L. */
+typedef struct {
+    const char *kernel;
+    uint32_t grid_x;
+    uint32_t grid_y;
+    uint32_t grid_z;
+    const char *place;
+} bobc_launch;
+
+/* A submission's launches, in order (indices into bobc_plan.launches: `bobc dump HOST`'s
+ * submission[K].launches). */
+typedef struct {
+    uint32_t launch_count;
+    const uint32_t *launches;
+} bobc_submission;
+
 typedef struct {
     const char *target;                 /* rt_target_named() key */
     const char *identity;               /* the host's identity, for messages */
@@ -45,6 +64,9 @@ typedef struct {
     const bobc_step *steps;
     uint32_t step_count;
     uint32_t wait_timeout_ms;
+    const bobc_launch *launches;        /* the plan's launches (NULL: none named in messages) */
+    uint32_t launch_count;
+    const bobc_submission *submissions; /* per submission (submission_count of them; NULL: none) */
 } bobc_plan;
 
 /* The whole host: parse argv, check the inputs, run the steps on the GPU,
@@ -61,7 +83,12 @@ int bobc_host_main(const bobc_plan *plan, int argc, char **argv);
  * the plan (0-based) of kind `kind` ("Submit", "Reissue") issuing submissions first..end-1, with
  * `submission` not finished (its semaphore's GPU VA, and `bobc dump HOST_PATH` for its launches);
  * `kind` NULL: the prologue; `step` >= the step count: the ring draining after the last step --
- * then the shim's message `gpu_error` (rt_gpu.error: the Xid by name, "what to do: ..."). */
+ * then the shim's message `gpu_error` (rt_gpu.error: the Xid by name, "what to do: ..."), then the
+ * submission's launches from the plan's table, in `bobc dump`'s words (`launch[L] (kernel NAME,
+ * grid [0xX, 0xY, 0xZ], PLACE)`: the first BOBC_FAULT_LAUNCHES_SHOWN, then how many more; a name
+ * or place past BOBC_FAULT_TEXT_SHOWN characters cut, ending "..."). */
+#define BOBC_FAULT_LAUNCHES_SHOWN 3
+#define BOBC_FAULT_TEXT_SHOWN 96
 void bobc_gpu_fault_line(const bobc_plan *p, const char *host_path, uint32_t step, const char *kind, uint64_t first,
                          uint64_t end, uint64_t submission, const char *gpu_error, char *out, size_t n);
 

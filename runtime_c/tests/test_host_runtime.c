@@ -1052,6 +1052,44 @@ static void test_gpu_fault_messages(void)
     CHECK(!strcmp(line, "the pushbuffer's prologue (before step 0 of 9): E"), "%s", line);
     bobc_gpu_fault_line(&plan, "h", 9, "drain", 0, 0, 0, "E", line, sizeof line);
     CHECK(!strcmp(line, "after the last of the 9 steps, the ring draining: E"), "%s", line);
+
+    /* with the plan's launch table: the submission's launches in `bobc dump`'s words (launch[L],
+     * its kernel, its grid in hex as the dump's lists are), the first BOBC_FAULT_LAUNCHES_SHOWN and
+     * how many more; a long name cut to BOBC_FAULT_TEXT_SHOWN characters ending "...", a control
+     * byte as '?', an index past the table said so (never read) */
+    char long_name[200];
+    memset(long_name, 'k', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = 0;
+    const bobc_launch launches[6] = { { "a", 1, 2, 3, "M/P.bob:4:5" }, { "b", 16, 1, 1, NULL },
+                                      { "c\nd", 0, 1, 1, "M/P.bob:9:1" }, { "e", 1, 1, 1, NULL },
+                                      { long_name, 1, 1, 1, NULL }, { "f", 1, 1, 1, NULL } };
+    static const uint32_t first_three[1] = { 0 }, many[5] = { 1, 2, 3, 0, 5 }, cut[2] = { 4, 9 };
+    const bobc_submission submissions[5] = { { 1, first_three }, { 5, many }, { 2, cut }, { 0, NULL }, { 0, NULL } };
+    plan.launches = launches;
+    plan.launch_count = 6;
+    plan.submissions = submissions;
+    bobc_gpu_fault_line(&plan, "h", 4, "Submit", 0, 1, 0, "E", line, sizeof line);
+    CHECK(!strcmp(line, "step 4 of 9 (Submit of submission 0): submission 0 (semaphore at GPU VA 0x1000000000) did not "
+                        "finish: E; its launches: launch[0] (kernel a, grid [0x1, 0x2, 0x3], M/P.bob:4:5); `bobc dump h` "
+                        "lists submission[0]'s launches"), "%s", line);
+    bobc_gpu_fault_line(&plan, "h", 4, "Submit", 1, 2, 1, "E", line, sizeof line);
+    CHECK(!strcmp(line, "step 4 of 9 (Submit of submission 1): submission 1 (semaphore at GPU VA 0x1000000010) did not "
+                        "finish: E; its launches: launch[1] (kernel b, grid [0x10, 0x1, 0x1]), launch[2] (kernel c?d, "
+                        "grid [0x0, 0x1, 0x1], M/P.bob:9:1), launch[3] (kernel e, grid [0x1, 0x1, 0x1]) and 2 more; "
+                        "`bobc dump h` lists submission[1]'s launches"), "%s", line);
+    bobc_gpu_fault_line(&plan, "h", 4, "Reissue", 2, 3, 2, "E", line, sizeof line);
+    char expected[1024];
+    snprintf(expected, sizeof expected, "step 4 of 9 (Reissue of submission 2): submission 2 (semaphore at GPU VA "
+             "0x1000000020) did not finish: E; its launches: launch[4] (kernel %.*s..., grid [0x1, 0x1, 0x1]), "
+             "launch[9] (not in the host's table); `bobc dump h` lists submission[2]'s launches",
+             BOBC_FAULT_TEXT_SHOWN - 3, long_name);
+    CHECK(!strcmp(line, expected), "%s", line);
+    bobc_gpu_fault_line(&plan, "h", 4, "Submit", 3, 4, 3, "E", line, sizeof line);
+    CHECK(!strcmp(line, "step 4 of 9 (Submit of submission 3): submission 3 (semaphore at GPU VA 0x1000000030) did not "
+                        "finish: E; `bobc dump h` lists submission[3]'s launches"), "%s", line);
+    plan.launches = NULL;
+    plan.launch_count = 0;
+    plan.submissions = NULL;
 }
 
 static void test_native_device_without_gpu(void)

@@ -10,6 +10,10 @@ Two plans, LinReg (examples/linear_regression) with its predict kernel changed:
 - `trap`: a BPT.TRAP 0x1 (what PTX's `trap` compiles to) before the store: the assembler accepts
   it, the SM stops the warp: Xid 13, "Graphics Engine Exception".
 
+The line also names that submission's launches (kernel, grid, where the plan wrote them), checked
+against what `bobc dump` says of the host (session 41; the CPU half of that is
+tests/host/test_gpu_fault_launches_s41.py).
+
 On the CPU (tests/host/test_gpu_fault_plans_s40.py: every test under tests/gpu counts as a GPU
 test): `bobc build` accepts both, and `bobc sim` refuses both with exit 7, naming the kernel's line
 and the instruction (the simulator checks every address against the residents, and does not model
@@ -117,7 +121,31 @@ def test_the_host_names_the_xid_the_step_and_what_to_do(hosts, tmp_path, name):
     assert FAULTS[name][1] in line, line
     assert "what to do: " in line and "`bobc sim`" in line and "dmesg" in line, line
     assert f"`bobc dump {hosts / name}` lists submission[" in line, line
+    assert_names_the_launches(hosts / name, line)
     assert not (tmp_path / "pred.bin").exists() and not (tmp_path / "ckpt.bin").exists()
+
+
+def assert_names_the_launches(host: Path, line: str) -> None:
+    """The line names the unfinished submission's launches in `bobc dump`'s words (session 41):
+    each `launch[L] (kernel NAME, grid [X, Y, Z], ...)` as the dump's launch[L].kernel and .grid
+    (from the images' manifest and QMDs, run here on the CPU: `bobc dump` needs no lark), the
+    launches those of the dump's submission[K].launches; and one of them runs the kernel this
+    plan changed (KERNEL's name), which is the one that faults."""
+    import json
+
+    submission = int(re.search(r": submission (\d+) \(semaphore at", line).group(1))
+    dumped = subprocess.run([sys.executable, "-m", "bobc", "dump", str(host), "--no-code", "--json"],
+                            capture_output=True, text=True, timeout=300,
+                            env=dict(os.environ, PYTHONPATH=str(REPO / "compiler")))
+    assert dumped.returncode == 0, dumped.stderr
+    facts = {fact["key"]: fact["value"] for fact in json.loads(dumped.stdout)}
+    launches = facts[f"submission[{submission}].launches"]
+    named = re.findall(r"launch\[(\d+)\] \(kernel ([^,]+), grid \[([^]]*)\]", line)
+    assert [int(index) for index, _, _ in named] == launches[:3], line
+    for index, kernel, grid in named:
+        assert kernel == facts[f"launch[{index}].kernel"], line
+        assert [int(n, 16) for n in grid.split(", ")] == facts[f"launch[{index}].grid"], line
+    assert Path(KERNEL).name.removesuffix(".sass") in {kernel for _, kernel, _ in named}, line
 
 
 if __name__ == "__main__":

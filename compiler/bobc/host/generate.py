@@ -184,6 +184,43 @@ def _fills(plan, manifest, target: Target) -> list[dict]:
     return out
 
 
+def module_place(at, search_path) -> str | None:
+    """Where the plan wrote something, as the host's messages name it: `A/B/C.bob:line:column`, the
+    module's path relative to the search folder it was found in (the plan's root, a -I folder,
+    specs/) -- never where the plan lies on this machine, so that a host built from a copy of the
+    plan elsewhere is the same bytes; None where the plan does not say or the file lies in none."""
+    import os
+
+    if at is None:
+        return None
+    path = os.path.abspath(at.path)
+    for folder in search_path:
+        folder = os.path.abspath(folder)
+        if path.startswith(folder + os.sep):
+            return f"{Path(os.path.relpath(path, folder)).as_posix()}:{at.line}:{at.column}"
+    return None
+
+
+def _launch_table(built) -> tuple[list[dict], list[list[int]]]:
+    """The plan's launches as the host names them when their submission faults (runtime_c/plan_host.h
+    bobc_launch: `bobc dump`'s launch[L].kernel and .grid, and where the plan wrote the launch), and
+    each submission's launch indices (submission[K].launches), from the encoder's manifest, each
+    launch cross-checked against the plan's."""
+    manifest, launches = built.images.manifest, built.plan.program.launches
+    search_path = getattr(built.program, "search_path", ())
+    rows = sorted(manifest["launches"], key=lambda row: row["index"])
+    if [row["index"] for row in rows] != list(range(len(launches))):
+        raise HostGenerationError(f"the images' manifest lists launches {[row['index'] for row in rows]}, the plan "
+                                  f"has {len(launches)}")
+    out = []
+    for row, launch in zip(rows, launches):
+        if row["identity"] != launch.identity or list(row["grid"]) != list(launch.grid):
+            raise HostGenerationError(f"the images' launch {row['index']} runs {row['identity']} on grid {row['grid']}, "
+                                      f"the plan's {launch.identity} on {list(launch.grid)}")
+        out.append({"kernel": launch.identity, "grid": launch.grid, "place": module_place(launch.at, search_path)})
+    return out, [list(s["launches"]) for s in manifest["submissions"]]
+
+
 def _constant(enum: str, name: str, what: str) -> str:
     """The C constant of `name` in the host plan's declared enum (bobc.host.sections.PLAN_ENUMS), which
     `bobc dump` decodes by; a name it does not declare is refused."""
@@ -233,7 +270,9 @@ def render(built, target: Target) -> str:
 
     step_lines = [(step.c(symbol), step.note) for step in steps]
     contract = plan.checkpoint
+    launches, submission_launches = _launch_table(built)
     return environment.get_template("host_plan.c.j2").render(
+        launches=launches, submission_launches=submission_launches,
         version=__version__, identity=plan.host.identity, target=target.name,
         buffers=_buffers(plan, images),
         semaphores=[s["semaphore_address"] for s in manifest["submissions"]],

@@ -475,6 +475,10 @@ PLAN_STRUCTS: dict[str, tuple[CField, ...]] = {
     "bobc_fill": _fields(("va", "uint64_t"), ("step", "uint64_t"), ("encoding", "int", "enum:bobc_encoding"),
                          ("term_count", "uint32_t", "count"), ("terms", "pointer", "terms:term_count")),
     **{f"bobc_step_{kind.name}": _step_struct(kind) for kind in INTERPRETED},
+    "bobc_launch": _fields(("kernel", "pointer", "string"), ("grid_x", "uint32_t"), ("grid_y", "uint32_t"),
+                           ("grid_z", "uint32_t"), ("place", "pointer", "string")),
+    "bobc_submission": _fields(("launch_count", "uint32_t", "count"),
+                               ("launches", "pointer", "array:uint32_t:launch_count")),
     "bobc_plan": _fields(("target", "pointer", "string"), ("identity", "pointer", "string"),
                          ("buffers", "pointer", "array:bobc_buffer:buffer_count"), ("buffer_count", "uint32_t", "count"),
                          ("prologue_entry", "uint64_t"), ("submission_count", "uint32_t"),
@@ -484,7 +488,9 @@ PLAN_STRUCTS: dict[str, tuple[CField, ...]] = {
                          ("input", "rt_record_contract"),
                          ("fills", "pointer", "array:bobc_fill:fill_count"), ("fill_count", "uint32_t", "count"),
                          ("steps", "pointer", "steps:step_count"), ("step_count", "uint32_t", "count"),
-                         ("wait_timeout_ms", "uint32_t")),
+                         ("wait_timeout_ms", "uint32_t"),
+                         ("launches", "pointer", "array:bobc_launch:launch_count"), ("launch_count", "uint32_t", "count"),
+                         ("submissions", "pointer", "array:bobc_submission:submission_count")),
 }
 
 
