@@ -69,7 +69,11 @@ def pytest_configure(config):
     chosen = os.environ.get("BOBC_TEST_CACHE_DIR")
     own_cache = None if chosen else run / "bobc-cache"
     config.stash[_RUN_KEY] = ({name: os.environ.get(name) for name in _RUN_VARIABLES}, own_cache)
-    os.environ.update({REACHABLE_VARIABLE: tempfile.gettempdir(), "TMPDIR": str(temporary),
+    # the machine's temporary folder: a worker's TMPDIR is already its controller's private run/tmp
+    # (pytest-of-USER is 0700), so it keeps the one its controller found; reachable_folder had made
+    # the other user's folders in the controller's private TMPDIR, where setuid code could not reach them
+    reachable = (os.environ.get(REACHABLE_VARIABLE) if worker else None) or tempfile.gettempdir()
+    os.environ.update({REACHABLE_VARIABLE: reachable, "TMPDIR": str(temporary),
                        "BOBC_CACHE_DIR": chosen or str(own_cache), RUN_VARIABLE: str(run)})
     tempfile.tempdir = None             # gettempdir() reads TMPDIR again
     _hypothesis_home(run)

@@ -554,9 +554,9 @@ def _main(argv, taken: dict) -> int:
     # and none is in force as it starts, as in a fresh process: bounds a library caller's compile
     # registered (pipeline.compile_plan outside cli.main) refused the same `bobc eval` (session 36 CI)
     limits.STRUCTURE_BOUNDS.clear()
-    # and the recursion limit the evaluator raises (language/program.py): the caller's again after
-    # the command, so the next starts where a fresh process does (probe s36 inprocess2 finding 5)
-    recursion = sys.getrecursionlimit()
+    # (the recursion limit the evaluator raises is the caller's again when the last evaluation in
+    # flight ends, language/program.py _evaluation_ends: not put back here, where another thread's
+    # evaluation may be deeper than the limit this command found; probe s36 inprocess2 finding 5)
     if getattr(args, "max_evaluation_steps", None) is not None:
         limits.EVALUATION_STEPS = args.max_evaluation_steps    # read when each program is loaded
     stdout = sys.stdout
@@ -578,7 +578,6 @@ def _main(argv, taken: dict) -> int:
         limits.EVALUATION_STEPS = steps
         limits.STRUCTURE_BOUNDS.clear()
         limits.STRUCTURE_BOUNDS.update(bounds)
-        sys.setrecursionlimit(recursion)
         if guarded:
             sys.stdout = stdout
 

@@ -31,6 +31,8 @@ from .resolve import Resolver, ScopeError, declare, link_visibility
 from .values import EvalError, VCon, VFamily, describe, force
 
 _RECURSION_LIMIT = 1_000_000
+# the recursion limit of an evaluation on the caller's own thread, before a big-stack thread
+_MAIN_THREAD_LIMIT = 20_000
 _BIG_STACK = 1 << 30
 # the stacks tried, largest first, for an evaluation deeper than the main thread's stack takes
 _STACKS = (_BIG_STACK, 1 << 28, 1 << 26)
@@ -47,18 +49,59 @@ def _run_deep(function, *args):
     many small acyclic objects (reference counting frees them), and a
     collection pass over a deep stack costs more than the evaluation.
     """
-    collecting = gc.isenabled()
-    gc.disable()
+    _evaluation_starts()
     try:
         return _run_deep_uncollected(function, *args)
     finally:
+        _evaluation_ends()
+
+
+# The recursion limit, the collector's switch and the new threads' stack size are the process's,
+# not a thread's, and evaluations run on several threads at once (seed 003's pair: two threads
+# each load and evaluate a plan).  So they are changed for all the evaluations in flight together,
+# under _SETTINGS: the first to start finds the caller's, each raises the limit as far as it needs,
+# none lowers it, and the last to end puts the caller's back.  Python moves every thread's budget
+# when the limit changes: a thread left deeper than a lowered limit ends the interpreter ("Fatal
+# Python error: Cannot recover from stack overflow"), as one thread's evaluation ending while the
+# other's was 5,000 frames deep did when each put back the limit it had found (reverted eaddbcb).
+_SETTINGS = threading.Lock()
+_in_flight = 0                          # evaluations started and not ended, on every thread
+_callers: tuple[int, bool] = (0, False)     # the limit and collector the first of them found
+
+
+def _evaluation_starts() -> None:
+    global _in_flight, _callers
+    with _SETTINGS:
+        if _in_flight == 0:
+            _callers = (sys.getrecursionlimit(), gc.isenabled())
+            gc.disable()
+        _in_flight += 1
+        if sys.getrecursionlimit() < _MAIN_THREAD_LIMIT:
+            sys.setrecursionlimit(_MAIN_THREAD_LIMIT)
+
+
+def _evaluation_ends() -> None:
+    global _in_flight
+    with _SETTINGS:
+        _in_flight -= 1
+        if _in_flight:
+            return
+        limit, collecting = _callers
+        try:
+            sys.setrecursionlimit(limit)
+        except RecursionError:          # this thread is deeper than its caller's limit: left raised
+            pass
         if collecting:
             gc.enable()
 
 
+def _raise_limit(limit: int) -> None:
+    with _SETTINGS:
+        if sys.getrecursionlimit() < limit:
+            sys.setrecursionlimit(limit)
+
+
 def _run_deep_uncollected(function, *args):
-    if sys.getrecursionlimit() < 20_000:
-        sys.setrecursionlimit(20_000)
     try:
         return function(*args)
     except RecursionError:
@@ -71,30 +114,26 @@ def _run_deep_uncollected(function, *args):
         except BaseException as error:      # re-raised on the caller's thread
             outcome["error"] = error
 
-    previous_size = threading.stack_size()
-    previous_limit = sys.getrecursionlimit()
     stack = None
-    try:
-        for size in _STACKS:
-            # a stack this big may not fit the address space `ulimit -v` leaves: a smaller one, with
-            # a recursion limit in proportion, before naming the limit (probe s33 resources 7)
-            threading.stack_size(size)
-            sys.setrecursionlimit(max(previous_limit, _RECURSION_LIMIT * size // _BIG_STACK))
-            # in the caller's context (contextvars: bobc.kernel_cache's records of what is read)
-            worker = threading.Thread(target=contextvars.copy_context().run, args=(work,),
-                                      name="bobc-deep-evaluation", daemon=True)
+    for size in _STACKS:
+        # a stack this big may not fit the address space `ulimit -v` leaves: a smaller one, with
+        # a recursion limit in proportion, before naming the limit (probe s33 resources 7); the
+        # limit stays raised until the last evaluation in flight ends (_evaluation_ends)
+        _raise_limit(_RECURSION_LIMIT * size // _BIG_STACK)
+        # in the caller's context (contextvars: bobc.kernel_cache's records of what is read)
+        worker = threading.Thread(target=contextvars.copy_context().run, args=(work,),
+                                  name="bobc-deep-evaluation", daemon=True)
+        with _SETTINGS:                 # the size new threads get is the process's: this one's alone
+            previous_size = threading.stack_size(size)
             try:
                 worker.start()
-            except RuntimeError:            # Thread.start: "can't start new thread"
+            except (RuntimeError, MemoryError):     # Thread.start: "can't start new thread"
                 continue
-            except MemoryError:
-                continue
-            stack = size
-            worker.join()
-            break
-    finally:
-        threading.stack_size(previous_size)
-        sys.setrecursionlimit(previous_limit)
+            finally:
+                threading.stack_size(previous_size)
+        stack = size
+        worker.join()
+        break
     if stack is None:
         from ..errors import ResourceExhausted, _limit
 
