@@ -45,9 +45,10 @@ POISON_WORD = 0xFFFFFFFF   # what an unwritten register or shared byte holds in 
 from ..plan.model import cluster_tiles
 from ..resources import doc
 from .arch import sim_arch
-from .faults import BlocksRace, Hazard, WarpsRace, OutOfBounds, SimulationFault, Unmodeled
+from .faults import BlocksRace, Hazard, LanesRace, WarpsRace, OutOfBounds, SimulationFault, Unmodeled
 from .hazards import Checker
 from .memory import Memory, Residency
+from .lanes import first_clash
 from .races import BlockOrder
 from .warps import WarpOrder
 from .sass_frontend import Instruction, Operand
@@ -2726,6 +2727,7 @@ class Launch:
             self.memory.store_bytes(addresses, data, self.g.name, ins.pc, ins.text, self.touched)
         else:
             self.memory.store(addresses, data, self.g.name, ins.pc, ins.text, self.touched)
+        self._lanes_clash(ins, addresses, data, size, mask, lambda a: f"{a:#x} ({self.memory.resident_of(a)})")
 
     # atomics: global (ATOMG / ATOM / RED / REDG) and shared (ATOMS)
     def _atomic_op(self, ins, mods):
@@ -2873,6 +2875,29 @@ class Launch:
         if race is not None:
             raise self._warp_race(race)
 
+    def _lanes_clash(self, ins, addresses, data, size, mask, where) -> None:
+        """Refuse a plain store whose lanes of one warp write different values to one byte
+        (bobc.sim.lanes): the GPU keeps one of them, which one unspecified."""
+        rows = np.ascontiguousarray(data).view(np.uint8).reshape(addresses.size, -1)
+        clash = first_clash(addresses, rows, mask)
+        if clash is None:
+            return
+        a, b = clash
+        threads = np.flatnonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)
+        value = lambda k: "0x" + bytes(rows[k][::-1]).hex()       # the bytes as a little-endian number
+        place = where(int(addresses[a]))
+        fault = LanesRace(
+            f"{self.g.name}: instruction at {ins.pc:#06x} ({ins.text}): lanes of one warp store different "
+            f"values to the same {size} byte{'s' if size > 1 else ''} at {place}: "
+            f"{self.describe_thread(int(threads[a]))} stores {value(a)}, {self.describe_thread(int(threads[b]))} "
+            f"stores {value(b)}; the GPU keeps one lane's value and which one is unspecified (PTX memory "
+            f"model: the lanes are threads whose stores race), while the simulator keeps the highest lane's",
+            hint="store from one lane (predicate the others off), give each lane its own address, or combine "
+                 "the lanes' values first (SHFL / REDUX) or with an atomic (RED, ATOMG, ATOMS); lanes storing the "
+                 "same value are accepted")
+        fault.launch, fault.pc, fault.thread, fault.thread_named = self.g.name, ins.pc, int(threads[b]), True
+        raise fault
+
     def _warp_race(self, race) -> SimulationFault:
         block, offset = divmod(race.byte, self.shared_bytes)
         (t1, pc1, w1), (t2, pc2, w2) = race.first, race.second
@@ -2907,6 +2932,7 @@ class Launch:
         threads = np.nonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)[0]
         self._check_mma_reads(ins, index[:, None] + np.arange(size), threads // WARP, "stores to", threads)
         self._order_warps(ins, index[:, None] + np.arange(size), mask, True)
+        self._lanes_clash(ins, index, data, size, mask, lambda i: f"shared byte {i % self.shared_bytes:#x}")   # index: block * size + offset
         self.shared[index[:, None] + np.arange(size)] = np.ascontiguousarray(data).view(np.uint8).reshape(-1, size)
 
     def op_LDSM(self, ins, mods, o, mask):

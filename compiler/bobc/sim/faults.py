@@ -96,6 +96,11 @@ class WarpsRace(SimulationFault):
     warps in either order."""
 
 
+class LanesRace(SimulationFault):
+    """Two lanes of one warp store different values to one byte in one plain store instruction
+    (bobc.sim.lanes): which lane's value the GPU keeps is unspecified."""
+
+
 class SemaphoreNotReleased(SimulationFault):
     """A submission ended without releasing the semaphore the host waits on."""
 
