@@ -24,7 +24,10 @@
 #               purpose (Xid 31, Xid 13); the hosts' one-line messages (-s prints them)
 # dmesg.txt     kernel messages about the GPU (Xid lines), when readable
 # nan_bits.log  tests/gpu/test_sim_probes_gpu.py's record: the bits PTX leaves open (NaNs of RED/ATOM .ADD.F32,
-#               F2F.F64.F16, DFMA, HMMA), the GPU's words beside the simulator's
+#               F2F.F64.F16, DFMA, HMMA), the GPU's words beside the simulator's; and
+#               tests/gpu/test_gemm_specials_gpu_s41.py's: NaN / inf / -0 / binary16 subnormals through
+#               the product kernels (HMMA, and sm_90's HGMMA kernel)
+# pytest_gemm_specials.log tests/gpu/test_gemm_specials_gpu_s41.py (a run of its own: HGMMA may hang)
 # summary.txt   one line per step with its exit status
 set -u
 cd "$(dirname "$0")/../.."
@@ -100,6 +103,7 @@ if python3 -c "import pytest" > /dev/null 2>&1; then
     --ignore=tests/gpu/test_coppelius_update.py --ignore=tests/gpu/test_coppelius_kernels.py \
     --ignore=tests/gpu/test_coppelius_host.py --ignore=tests/gpu/test_sm90_async_kernels.py \
     --ignore=tests/gpu/test_sm90_gemm.py --ignore=tests/gpu/test_gpu_fault_s40.py \
+    --ignore=tests/gpu/test_gemm_specials_gpu_s41.py \
     > "$LOG/pytest_gpu.log" 2>&1
   note "pytest -m gpu tests/gpu: exit $?"
   # our assembly of sm_90's TMA / mbarrier / warpgroup-MMA kernels beside ptxas's: a run of its own,
@@ -114,6 +118,11 @@ if python3 -c "import pytest" > /dev/null 2>&1; then
   timeout -s INT -k 10 120 python3 -m pytest -m gpu tests/gpu/test_sm90_gemm.py -v -s -p no:cacheprovider \
     > "$LOG/pytest_sm90_gemm.log" 2>&1
   note "pytest tests/gpu/test_sm90_gemm.py: exit $?"
+  # NaN / inf / -0 / subnormal operands through the product kernels (HMMA; on sm_90 also HGMMA): what the
+  # PTX ISA fixes asserted, the open words appended to $NAN_BITS_LOG beside the simulator's
+  timeout -s INT -k 10 120 python3 -m pytest -m gpu tests/gpu/test_gemm_specials_gpu_s41.py -v -s -p no:cacheprovider \
+    > "$LOG/pytest_gemm_specials.log" 2>&1
+  note "pytest tests/gpu/test_gemm_specials_gpu_s41.py: exit $?"
   # Coppelius's non-GEMM kernels alone against float64, with their timings (-s prints them)
   timeout 300 python3 -m pytest -m gpu tests/gpu/test_coppelius_kernels.py -v -s -p no:cacheprovider \
     > "$LOG/pytest_coppelius_kernels.log" 2>&1

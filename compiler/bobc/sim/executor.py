@@ -27,8 +27,9 @@ binary16 (HADD2/HMUL2/HFMA2, conversions) rounds to nearest even as NumPy's
 float16 does; binary64 is NumPy's float64.  MUFU.* are computed correctly
 rounded from binary64 (NVIDIA documents its approximations within 1-2 ulp:
 PTX ISA, ex2/lg2/rcp/sqrt/rsqrt/tanh .approx).  HMMA sums its binary16 products
-exactly (binary64) and rounds once; the tensor core's internal order is not
-public, so results may differ from the GPU's in the last bits of binary32.
+in binary64 (exact unless they span more than about 29 binary exponents) and
+rounds once; the tensor core's internal order is not public, so results may
+differ from the GPU's in the last bits of binary32.
 """
 from __future__ import annotations
 
@@ -2397,7 +2398,7 @@ class Launch:
         """Warpgroup MMA m64nNk16, binary16 operands from shared memory (gdesc: A at URn..n+1,
         B at URn+2..n+3), binary32 accumulators: warp w of the warpgroup holds rows 16 w + l/4
         (+8) and columns 8 j + 2 (l % 4), +1 in registers 4 j .. 4 j + 3.  Each k16 step's products
-        are summed exactly and added to the accumulator with one rounding, as op_HMMA does."""
+        are summed in binary64 and added to the accumulator with one rounding, as op_HMMA does."""
         shape = mods[0] if mods else ""
         import re
         m = re.fullmatch(r"64x(\d+)x16", shape)
@@ -2420,10 +2421,11 @@ class Launch:
             a = self._descriptor_matrix(desc[0] | desc[1] << 32, 64, 16, "tnspA" in flags, block)   # [k][m]
             b = self._descriptor_matrix(desc[2] | desc[3] << 32, n, 16, "tnspB" in flags, block)    # [k][n]
             quarter = (warp % 4) * 16
-            product = a[:, quarter:quarter + 16].T @ b                                               # [16][n]
             lanes = slice(lane0, lane0 + WARP)
             c = self.regs[accumulators, lanes].view(np.float32).astype(np.float64)
+            # NaN / inf operands are data (inf * 0, inf - inf give NaN), no NumPy warning: as op_HMMA
             with np.errstate(all="ignore"):
+                product = a[:, quarter:quarter + 16].T @ b                                           # [16][n]
                 d = (product[rows, columns] + c).astype(np.float32)
             self.regs[accumulators, lanes] = _bits32(d)
             groups = self.mma_groups.setdefault(int(warp), [])
