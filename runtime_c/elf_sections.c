@@ -58,6 +58,7 @@ static int section_read(const char *path, const char *shown, const char *name, r
 {
     out->data = NULL;
     out->size = 0;
+    out->absent = 0;
     FILE *f = fopen(path, "rb");
     if (!f) {
         int e = errno;
@@ -134,6 +135,7 @@ static int section_read(const char *path, const char *shown, const char *name, r
         status = 0;
         goto done;
     }
+    out->absent = 1;
     snprintf(err, err_bytes, "damaged host file: %s has no section %s: it was not built by `bobc build`, or was "
              "stripped; rebuild it (bobc build)", shown, name);
 done:

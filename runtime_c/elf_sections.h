@@ -10,6 +10,7 @@
 typedef struct {
     uint8_t *data;   /* malloc'd copy, NULL when absent */
     size_t size;
+    int absent;      /* the file is a whole ELF without the section (the read's failure says so too) */
 } rt_section;
 
 /* Read section `name` (e.g. ".bobc.program") of the ELF file at `path`.

@@ -28,6 +28,7 @@
 #include "host_runtime.h"
 #include "host_settings.h"
 #include "host_version.h"
+#include "launch_rows.h"
 #include "native_device.h"
 #include "native_machine.h"
 #include "native_peer.h"
@@ -186,6 +187,11 @@ typedef struct {
     np_staged staged[RT_IO_MAX_FILES];
     int staged_count;
     int peer_timeout_ms;
+    uint64_t issued;             /* Submits issued (the last one's number and entry below, when nonzero) */
+    uint64_t last_submission, last_entry;
+    int table_read;              /* the launch table (.bobc.launches) read: 1 found, -1 absent or damaged */
+    rt_launch_table table;
+    char table_why[256];         /* why a damaged table names no launches */
 } np_host;
 
 #define HOST(m) ((np_host *)(m)->host)
@@ -199,9 +205,52 @@ static uint8_t *host_mapped(np_machine *m, uint64_t address, uint64_t bytes)
     return np_device_at(&HOST(m)->session, address, bytes);
 }
 
+/* "; its launches: launch[L] (kernel NAME, grid [..], PLACE), ...; `bobc dump HOST` lists
+ * submission[K]'s launches" for the submission issuing GPFIFO entry `entry`, from the host's
+ * .bobc.launches section (read once, when a GPU fault is first said: bobc.native.launches, which
+ * `bobc build` writes when the host's images carry their manifest); "" for a host without one or
+ * an entry it does not list.  A damaged table is said, not passed over. */
+static void launches_note(np_host *h, uint64_t entry, char *out, size_t n)
+{
+    out[0] = 0;
+    if (!h->table_read) {
+        rt_section section;
+        char err[RT_ERR_BYTES];
+        h->table_read = -1;
+        if (rt_self_section_read(".bobc.launches", &section, err, sizeof err) == 0) {
+            char why[128];
+            if (rt_launch_table_decode(section.data, section.size, &h->table, why, sizeof why) == 0)
+                h->table_read = 1;
+            else
+                snprintf(h->table_why, sizeof h->table_why, "; the host's launch table (.bobc.launches) is damaged "
+                         "(%s), so its launches are not named: rebuild it", why);
+            free(section.data);
+        } else if (!section.absent) {
+            snprintf(h->table_why, sizeof h->table_why, "; the host's launch table (.bobc.launches) cannot be read, so "
+                     "its launches are not named");
+        }
+    }
+    if (h->table_read < 0) {
+        snprintf(out, n, "%s", h->table_why);
+        return;
+    }
+    rt_launch_table_line(&h->table, entry, h->name, out, n);
+}
+
+/* A WaitMapped that fails on the GPU (a channel error, the time running out) after a Submit names
+ * the last submission issued and its launches: the work that word waits on is the GPU's since. */
 static int host_wait(np_machine *m, volatile uint8_t *word, uint64_t value, uint64_t timeout_ms, char *why)
 {
-    return np_device_wait(&HOST(m)->session, word, value, timeout_ms, why);
+    np_host *h = HOST(m);
+    int rc = np_device_wait(&h->session, word, value, timeout_ms, why);
+    if (rc && h->issued && h->session.gpu_opened) {
+        char launches[RT_LAUNCH_LINE_BYTES];
+        launches_note(h, h->last_entry, launches, sizeof launches);
+        size_t used = strlen(why);
+        snprintf(why + used, NP_MESSAGE_BYTES - used, "; the last submission issued: %llu (entry 0x%llx)%s",
+                 (unsigned long long)h->last_submission, (unsigned long long)h->last_entry, launches);
+    }
+    return rc;
 }
 
 static np_peer *endpoint(np_machine *m, uint32_t index, uint64_t slot)
@@ -445,14 +494,26 @@ static int host_other(np_machine *m, uint32_t at, const np_command *c)
         if (h->submit_times)
             clock_gettime(CLOCK_MONOTONIC, &before);
         int rc = np_device_submit(&h->session, a, semaphore, n + 1, why);
+        if (rc != NP_STATUS_DEVICE) {       /* issued (a refusal before the doorbell issues nothing) */
+            h->issued++;
+            h->last_submission = n;
+            h->last_entry = a;
+        }
         if (!rc && h->submit_times) {
             clock_gettime(CLOCK_MONOTONIC, &after);
             long long ns = (after.tv_sec - before.tv_sec) * 1000000000LL + (after.tv_nsec - before.tv_nsec);
             fprintf(h->submit_times, "%llu 0x%llx %lld\n", U(n), U(a), ns);
         }
-        if (rc)
-            return fault(m, at, device_status(h, rc), "submission %llu (entry 0x%llx): %s", (unsigned long long)n,
-                         (unsigned long long)a, why);
+        if (rc) {
+            /* a fault or timeout of issued work names its launches (launch_rows.h); a refusal before
+             * the doorbell (no session, no GPU) ran none */
+            char launches[RT_LAUNCH_LINE_BYTES];
+            launches[0] = 0;
+            if (rc == NP_STATUS_WAIT)
+                launches_note(h, a, launches, sizeof launches);
+            return fault(m, at, device_status(h, rc), "submission %llu (entry 0x%llx): %s%s", (unsigned long long)n,
+                         (unsigned long long)a, why, launches);
+        }
         set_word(m, c->n[4], n + 1);
         trace(h, "submit %llu 0x%llx", U(n), U(a));
         return 0;

@@ -39,7 +39,7 @@ double np_now_us(void)
 
 int np_fault(np_machine *m, uint32_t index, int status, const char *fmt, ...)
 {
-    char what[NP_ERR_BYTES];
+    char what[NP_MESSAGE_BYTES];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
@@ -166,7 +166,7 @@ static uint64_t convert(unsigned conversion, uint64_t v)
 int np_run(np_machine *m, uint32_t at)
 {
     const np_program *p = m->p;
-    char why[NP_ERR_BYTES];
+    char why[NP_MESSAGE_BYTES];
     for (;;) {
         const np_command *c = &p->commands[at];
         uint64_t a = 0, b = 0;

@@ -15,7 +15,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "launch_rows.h"
 #include "native_program.h"
+
+/* A fault's message: NP_ERR_BYTES, and a Submit's or WaitMapped's GPU fault naming its
+ * submission's launches (launch_rows.h rt_launch_table_line) */
+#define NP_MESSAGE_BYTES (NP_ERR_BYTES + RT_LAUNCH_LINE_BYTES)
 
 typedef struct np_machine np_machine;
 
@@ -23,7 +28,7 @@ typedef struct {
     /* The CPU bytes behind mapped [address, address + bytes), or NULL (not mapped). */
     uint8_t *(*mapped)(np_machine *m, uint64_t address, uint64_t bytes);
     /* Wait until the 64-bit word at `word` is at least `value` within timeout_ms:
-     * 0, or a status with a message in why (NP_ERR_BYTES). */
+     * 0, or a status with a message in why (NP_MESSAGE_BYTES). */
     int (*wait)(np_machine *m, volatile uint8_t *word, uint64_t value, uint64_t timeout_ms, char *why);
     /* Every other command (files, device, peers, Submit): 0, or -1 after np_fault. */
     int (*other)(np_machine *m, uint32_t index, const np_command *c);
@@ -45,7 +50,7 @@ struct np_machine {
     /* WaitMapped's status when its word does not reach the value: 0 means the native
      * program's own (4); a host answering with the plan host's codes sets 7 (a GPU fault). */
     int wait_status;
-    char message[NP_ERR_BYTES + 128];
+    char message[NP_MESSAGE_BYTES + 128];
     const uint8_t *fail_message;  /* Fail's own bytes */
     uint64_t fail_length;
 };

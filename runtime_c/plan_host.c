@@ -165,50 +165,15 @@ static int load_buffers(host *h)
     return 0;
 }
 
-/* `text` as a message shows a plan's name (out: BOBC_FAULT_TEXT_SHOWN + 1 bytes): at most
- * BOBC_FAULT_TEXT_SHOWN characters, a longer one cut and ending "...", and a byte that is not
- * printable ASCII as '?', so that the line stays one bounded line whatever the plan calls things. */
-static void shown_text(char *out, const char *text)
-{
-    size_t length = strlen(text), keep = length <= BOBC_FAULT_TEXT_SHOWN ? length : BOBC_FAULT_TEXT_SHOWN - 3;
-    for (size_t i = 0; i < keep; i++)
-        out[i] = text[i] >= 0x20 && text[i] < 0x7f ? text[i] : '?';
-    memcpy(out + keep, "...", keep < length ? 3 : 0);
-    out[keep + (keep < length ? 3 : 0)] = 0;
-}
-
 /* "; its launches: launch[L] (kernel NAME, grid [0xX, 0xY, 0xZ], PLACE), ... and N more" for
- * submission `submission` from the plan's launch table, or "" when the plan has none for it. */
+ * submission `submission` from the plan's launch table (launch_rows.h), or "" when the plan has
+ * none for it. */
 static void submission_launches(const bobc_plan *p, uint64_t submission, char *out, size_t n)
 {
     out[0] = 0;
     if (!p->submissions || !p->launches || submission >= p->submission_count)
         return;
-    const bobc_submission *s = &p->submissions[submission];
-    if (!s->launch_count || !s->launches)
-        return;
-    size_t used = (size_t)snprintf(out, n, "; its launches: ");
-    for (uint32_t i = 0; i < s->launch_count && i < BOBC_FAULT_LAUNCHES_SHOWN && used < n; i++) {
-        uint32_t index = s->launches[i];
-        if (i)
-            used += (size_t)snprintf(out + used, n - used, ", ");
-        if (used >= n)
-            break;
-        if (index >= p->launch_count) {
-            used += (size_t)snprintf(out + used, n - used, "launch[%u] (not in the host's table)", index);
-            continue;
-        }
-        const bobc_launch *l = &p->launches[index];
-        char kernel[BOBC_FAULT_TEXT_SHOWN + 1], place[BOBC_FAULT_TEXT_SHOWN + 1];
-        shown_text(kernel, l->kernel ? l->kernel : "?");
-        if (l->place)
-            shown_text(place, l->place);
-        used += (size_t)snprintf(out + used, n - used, "launch[%u] (kernel %s, grid [0x%x, 0x%x, 0x%x]%s%s)", index,
-                                 kernel, l->grid_x, l->grid_y, l->grid_z, l->place ? ", " : "",
-                                 l->place ? place : "");
-    }
-    if (used < n && s->launch_count > BOBC_FAULT_LAUNCHES_SHOWN)
-        snprintf(out + used, n - used, " and %u more", s->launch_count - BOBC_FAULT_LAUNCHES_SHOWN);
+    rt_launch_rows(p->launches, p->launch_count, &p->submissions[submission], out, n);
 }
 
 void bobc_gpu_fault_line(const bobc_plan *p, const char *host_path, uint32_t step, const char *kind, uint64_t first,
@@ -226,8 +191,7 @@ void bobc_gpu_fault_line(const bobc_plan *p, const char *host_path, uint32_t ste
         snprintf(where, sizeof where, "step %u of %u (%s of submissions %llu..%llu)", step, p->step_count, kind,
                  (unsigned long long)first, (unsigned long long)end - 1);
     if (kind && step < p->step_count && submission < p->submission_count) {
-        /* at most BOBC_FAULT_LAUNCHES_SHOWN launches of two cut texts each and their numbers */
-        char launches[BOBC_FAULT_LAUNCHES_SHOWN * (2 * BOBC_FAULT_TEXT_SHOWN + 96) + 64];
+        char launches[RT_LAUNCH_ROWS_BYTES];
         submission_launches(p, submission, launches, sizeof launches);
         snprintf(out, n, "%s: submission %llu (semaphore at GPU VA 0x%llx) did not finish: %s%s; `bobc dump %s` "
                  "lists submission[%llu]'s launches", where, (unsigned long long)submission,

@@ -28,24 +28,8 @@ typedef struct {
  * docs/host-steps.md. */
 #include "plan_steps.h"
 
-/* A launch as the plan declares it, for messages (bobc_gpu_fault_line): its kernel (the region's
- * identity: `bobc dump HOST`'s launch[L].kernel), its grid in blocks (launch[L].grid) and where the
- * plan wrote it (MODULE/PATH.bob:line:column, the path relative to its search folder; NULL: the
- * plan does not say).  bobc_plan.launches[L] is launch L. */
-typedef struct {
-    const char *kernel;
-    uint32_t grid_x;
-    uint32_t grid_y;
-    uint32_t grid_z;
-    const char *place;
-} bobc_launch;
-
-/* A submission's launches, in order (indices into bobc_plan.launches: `bobc dump HOST`'s
- * submission[K].launches). */
-typedef struct {
-    uint32_t launch_count;
-    const uint32_t *launches;
-} bobc_submission;
+/* bobc_launch and bobc_submission: the launches a fault line names (launch_rows.h). */
+#include "launch_rows.h"
 
 typedef struct {
     const char *target;                 /* rt_target_named() key */
@@ -86,9 +70,7 @@ int bobc_host_main(const bobc_plan *plan, int argc, char **argv);
  * then the shim's message `gpu_error` (rt_gpu.error: the Xid by name, "what to do: ..."), then the
  * submission's launches from the plan's table, in `bobc dump`'s words (`launch[L] (kernel NAME,
  * grid [0xX, 0xY, 0xZ], PLACE)`: the first BOBC_FAULT_LAUNCHES_SHOWN, then how many more; a name
- * or place past BOBC_FAULT_TEXT_SHOWN characters cut, ending "..."). */
-#define BOBC_FAULT_LAUNCHES_SHOWN 3
-#define BOBC_FAULT_TEXT_SHOWN 96
+ * or place past BOBC_FAULT_TEXT_SHOWN characters cut, ending "...": launch_rows.h rt_launch_rows). */
 void bobc_gpu_fault_line(const bobc_plan *p, const char *host_path, uint32_t step, const char *kind, uint64_t first,
                          uint64_t end, uint64_t submission, const char *gpu_error, char *out, size_t n);
 

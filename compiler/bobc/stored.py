@@ -181,20 +181,22 @@ def _artifact_key(verdict: str | None, entry: str) -> str | None:
     return None if verdict is None else cache.digest(verdict, "native artifact", entry)
 
 
-def artifact(verdict: str | None, entry: str, interpreter) -> tuple[bytes, dict | None] | None:
-    """DEF's bytes and its embedded images' manifest (None: none), as `bobc build --entry entry`
-    evaluated them before for the well-typed program of verdict key `verdict`, when nothing they
-    were made from changed; else None.  `interpreter()` gives today's interpreter, called only
-    when an artifact is kept: building it may compile the C runtime, which a build that keeps no
-    artifact (a new entry, one refused before) must not do before its own refusal."""
-    kept = _kept("artifacts", _artifact_key(verdict, entry), 2)
+def artifact(verdict: str | None, entry: str, interpreter) -> tuple[bytes, dict | None, bytes | None] | None:
+    """DEF's bytes, its embedded images' manifest and its launch table (None: none;
+    native.build.carried_manifest), as `bobc build --entry entry` evaluated them before for the
+    well-typed program of verdict key `verdict`, when nothing they were made from changed; else
+    None.  `interpreter()` gives today's interpreter, called only when an artifact is kept:
+    building it may compile the C runtime, which a build that keeps no artifact (a new entry, one
+    refused before) must not do before its own refusal."""
+    kept = _kept("artifacts", _artifact_key(verdict, entry), 3)
     if kept is None or not isinstance(kept[0], bytes) or not (kept[1] is None or isinstance(kept[1], dict)) or \
-            not kept[0].startswith(interpreter()):
+            not (kept[2] is None or isinstance(kept[2], bytes)) or not kept[0].startswith(interpreter()):
         return None
-    return kept[0], kept[1]
+    return kept[0], kept[1], kept[2]
 
 
-def keep_artifact(program, entry: str, data: bytes, manifest: dict | None = None) -> None:
+def keep_artifact(program, entry: str, data: bytes, manifest: dict | None = None, launches: bytes | None = None) -> None:
     """Keep a well-typed program's artifact for `entry` (after it was built and checked), with the
-    manifest of the images it embeds (native.build.carried_manifest; None: none)."""
-    _keep("artifacts", _artifact_key(getattr(program, "bobc_verdict", None), entry), program, data, manifest)
+    manifest of the images it embeds and their launch table (native.build.carried_manifest; None:
+    none)."""
+    _keep("artifacts", _artifact_key(getattr(program, "bobc_verdict", None), entry), program, data, manifest, launches)

@@ -7,6 +7,7 @@
 #include "host_runtime.h"
 #include "host_io.h"
 #include "host_settings.h"
+#include "launch_rows.h"
 #include "native_device.h"
 #include "native_machine.h"
 #include "native_program.h"
@@ -1090,6 +1091,82 @@ static void test_gpu_fault_messages(void)
     plan.launches = NULL;
     plan.launch_count = 0;
     plan.submissions = NULL;
+}
+
+/* A native host's launch table (.bobc.launches, launch_rows.h; bobc.native.launches writes it):
+ * the section below is written out by hand from the layout the header and
+ * compiler/bobc/native/launches.py declare, and the lines expected are the plan host's words
+ * (test_gpu_fault_messages above), not the decoder's own output. */
+static size_t put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+    return 4;
+}
+
+static size_t put_text(uint8_t *p, const char *text)
+{
+    size_t n = put32(p, (uint32_t)strlen(text));
+    memcpy(p + n, text, strlen(text));
+    return n + strlen(text);
+}
+
+static void test_native_launch_table(void)
+{
+    uint8_t section[512];
+    size_t at = 0;
+    memcpy(section, "BOBCLNC1", 8);
+    at = 8;
+    at += put32(section + at, 5);       /* launches */
+    at += put32(section + at, 3);       /* submissions */
+    static const char *const kernels[5] = { "a", "b", "c\td", "e", "f" };
+    static const char *const places[5] = { "M/P.bob:4:5", "", "M/P.bob:9:1", "", "" };
+    for (int i = 0; i < 5; i++) {
+        at += put32(section + at, (uint32_t)i + 1);
+        at += put32(section + at, 2);
+        at += put32(section + at, 3);
+        at += put_text(section + at, kernels[i]);
+        at += put_text(section + at, places[i]);
+    }
+    /* submission 0: entry 0x1122334455667788, launch 0; 1: entry 0x20, launches 1 2 3 4; 2: 0x30, 7 */
+    static const uint64_t entries[3] = { 0x1122334455667788ull, 0x20, 0x30 };
+    static const uint32_t counts[3] = { 1, 4, 1 }, lists[3][4] = { { 0 }, { 1, 2, 3, 4 }, { 7 } };
+    for (int k = 0; k < 3; k++) {
+        at += put32(section + at, (uint32_t)entries[k]);
+        at += put32(section + at, (uint32_t)(entries[k] >> 32));
+        at += put32(section + at, counts[k]);
+        for (uint32_t i = 0; i < counts[k]; i++)
+            at += put32(section + at, lists[k][i]);
+    }
+    rt_launch_table t;
+    char why[160], line[2048];
+    CHECK(rt_launch_table_decode(section, at, &t, why, sizeof why) == 0, "%s", why);
+    CHECK(t.launch_count == 5 && t.submission_count == 3, "%u %u", t.launch_count, t.submission_count);
+    rt_launch_table_line(&t, 0x1122334455667788ull, "./h", line, sizeof line);
+    CHECK(!strcmp(line, "; its launches: launch[0] (kernel a, grid [0x1, 0x2, 0x3], M/P.bob:4:5); `bobc dump ./h` "
+                        "lists submission[0]'s launches"), "%s", line);
+    rt_launch_table_line(&t, 0x20, "./h", line, sizeof line);
+    CHECK(!strcmp(line, "; its launches: launch[1] (kernel b, grid [0x2, 0x2, 0x3]), launch[2] (kernel c?d, grid "
+                        "[0x3, 0x2, 0x3], M/P.bob:9:1), launch[3] (kernel e, grid [0x4, 0x2, 0x3]) and 1 more; "
+                        "`bobc dump ./h` lists submission[1]'s launches"), "%s", line);
+    rt_launch_table_line(&t, 0x30, "./h", line, sizeof line);
+    CHECK(!strcmp(line, "; its launches: launch[7] (not in the host's table); `bobc dump ./h` lists submission[2]'s "
+                        "launches"), "%s", line);
+    rt_launch_table_line(&t, 0x40, "./h", line, sizeof line);       /* an entry no submission issues */
+    CHECK(!strcmp(line, ""), "%s", line);
+    rt_launch_table_free(&t);
+
+    /* damaged: every cut of the section short of its end, a byte more, a count its bytes cannot hold */
+    for (size_t cut = 0; cut < at; cut++) {
+        CHECK(rt_launch_table_decode(section, cut, &t, why, sizeof why) == -1, "cut at %zu", cut);
+        CHECK(t.launches == NULL && t.launch_count == 0, "cut at %zu leaves a table", cut);
+    }
+    section[at] = 0;
+    CHECK(rt_launch_table_decode(section, at + 1, &t, why, sizeof why) == -1 &&
+          !strcmp(why, "it holds 1 bytes after its last submission"), "%s", why);
+    put32(section + 8, 0xffffffffu);
+    CHECK(rt_launch_table_decode(section, at, &t, why, sizeof why) == -1 && strstr(why, "4294967295 launches"), "%s",
+          why);
 }
 
 static void test_native_device_without_gpu(void)
@@ -2263,6 +2340,7 @@ int main(void)
     test_ring_slot();
     test_native_device_without_gpu();
     test_gpu_fault_messages();
+    test_native_launch_table();
     test_native_map_overlap();
     test_settings();
     test_diag_files();

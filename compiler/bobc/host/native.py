@@ -151,6 +151,19 @@ def manifest_section(data: bytes, path) -> bytes | None:
     return None if found is None else data[found[0]:found[0] + found[1]]
 
 
+def launches_section(data: bytes, path) -> bytes | None:
+    """The host's .bobc.launches section (the launch table its GPU fault lines name launches by:
+    bobc.native.launches, written beside the manifest), else None."""
+    from ..native.launches import SECTION
+    from . import sections
+
+    try:
+        found = sections.spans(data, path).get(SECTION)
+    except BobcError:
+        return None
+    return None if found is None else data[found[0]:found[0] + found[1]]
+
+
 def carried_images(path):
     """The device images a native host embeds, as an Images decoded by the manifest its
     .bobc.manifest section carries (checked against them as an image folder's manifest is: a
@@ -194,6 +207,7 @@ def lines(path, images=None) -> list:
     from ..native.artifact import TRAILER_BYTES
     from ..nvidia.decode import Line
     from . import sections
+    from ..native.launches import lines as launch_lines
     from .sections import version_lines
 
     host, decoded, data = read(path)
@@ -220,7 +234,8 @@ def lines(path, images=None) -> list:
            Line("program.state_extent", decoded.state_extent, "", "", "header"),
            Line("program.arguments", decoded.arguments, "file arguments", "", "header"),
            Line("program.commands", len(decoded.commands), "", "", "header"),
-           Line("embedded.images", len(host.components), "", "", "header")]
+           Line("embedded.images", len(host.components), "", "", "header"),
+           *launch_lines(launches_section(data, path), path)]
     for kind, identity, content in host.components:
         key = f"embedded[{kind}]"
         owner = shown_identity(identity)

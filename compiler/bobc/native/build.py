@@ -87,8 +87,8 @@ def native_artifact(plan_path: Path, target, include, entry: str, modules: list 
         if kept is not None:
             if modules is not None:
                 modules.extend(recalled.module_paths)
-            data, manifest = kept
-            return carry_manifest(data, manifest, entry)
+            data, manifest, launches = kept
+            return carry_manifest(data, manifest, entry, launches)
     program = pipeline.load(plan_path, target, include)
     if modules is not None:
         modules.extend(Path(module.path) for module in program.modules.values())
@@ -100,48 +100,61 @@ def native_artifact(plan_path: Path, target, include, entry: str, modules: list 
     data = bytes(value.value) if isinstance(value, VBytes) else b""
     refuse_empty_host(entry, data)
     refuse_non_executable(entry, data)
-    manifest = carried_manifest(program, entry, data)
-    stored.keep_artifact(program, entry, data, manifest)
+    manifest, launches = carried_manifest(program, entry, data)
+    stored.keep_artifact(program, entry, data, manifest, launches)
     if images is not None:
         images.append(embedded_images(program, entry, data))
-    return carry_manifest(data, manifest, entry)
+    return carry_manifest(data, manifest, entry, launches)
 
 
-def carried_manifest(program, entry: str, data: bytes) -> dict | None:
+def carried_manifest(program, entry: str, data: bytes) -> tuple[dict | None, bytes | None]:
     """The manifest bobc's encoder made for exactly the four device images the native host `data`
-    embeds (plan.intrinsics.encoded_manifest), else None: a host that embeds none, or images no
-    whole-program plan of this build encoded byte for byte."""
-    from ..plan.intrinsics import encoded_manifest
-    from . import artifact
+    embeds (plan.intrinsics.encoded_manifest) and the launch table for its fault lines
+    (bobc.native.launches: each launch's kernel, grid and place, each submission's GPFIFO entry and
+    launches), else (None, None): a host that embeds none, or images no whole-program plan of this
+    build encoded byte for byte."""
+    from ..plan.intrinsics import encoded_launch_places, encoded_manifest
+    from . import artifact, launches
 
     try:
         host = artifact.split(data, entry)
     except artifact.DamagedHost as error:
         raise BobcError(str(error)) from None
     if len(host.components) != 4:
-        return None
+        return None, None
     parts = {kind: content for kind, _, content in host.components}
-    return encoded_manifest(getattr(program, "bobc_intrinsics", None), parts[1], parts[2], parts[3], parts[4])
+    registry = getattr(program, "bobc_intrinsics", None)
+    manifest = encoded_manifest(registry, parts[1], parts[2], parts[3], parts[4])
+    places = encoded_launch_places(registry, parts[1], parts[2], parts[3], parts[4])
+    if manifest is None or places is None:
+        return manifest, None
+    return manifest, launches.table(manifest, parts[4], places)
 
 
-def carry_manifest(data: bytes, manifest: dict | None, entry: str) -> bytes:
+def carry_manifest(data: bytes, manifest: dict | None, entry: str, launches: bytes | None = None) -> bytes:
     """The native host `data` carrying `manifest` (its embedded images' manifest) as a .bobc.manifest
     section of its interpreter, which the host never reads (runtime_c/native_host.c finds its
     program and images from the file's end): `bobc dump`, `diff` and `inspect` decode its images by it,
-    as a plan host's.  The program, its trailer and the embedded images are byte for byte the same,
-    the footer's host lengths moved by the section's size; None: `data` unchanged."""
+    as a plan host's; and `launches` (bobc.native.launches) as a .bobc.launches section, which the
+    host reads only to say a GPU fault (runtime_c/launch_rows.h).  The program, its trailer and the
+    embedded images are byte for byte the same, the footer's host lengths moved by the sections'
+    size; None: `data` unchanged."""
     if manifest is None:
         return data
     from ..errors import temporary_folder, write_temporary
     from ..host import sections
     from ..nvidia.encode import manifest_text
     from . import artifact
+    from .launches import SECTION
 
     host = artifact.split(data, entry)
+    carried = {"manifest": manifest_text(manifest).encode("utf-8")}
+    if launches is not None:
+        carried[SECTION] = launches
     with temporary_folder(prefix="bobc-native-manifest-") as folder:
         path = Path(folder) / "interpreter"
         write_temporary(path, data[:artifact.interpreter_size(host)])
-        sections.embed(path, {"manifest": manifest_text(manifest).encode("utf-8")})
+        sections.embed(path, carried)
         interpreter = path.read_bytes()
     return artifact.with_interpreter(data, host, interpreter)
 

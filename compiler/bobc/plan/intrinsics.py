@@ -207,6 +207,9 @@ class _Encoders:
         # pushbuffer, GPFIFO) -> its manifest: what `bobc build --entry DEF --emit-images` writes
         # beside a native host's embedded images when they are one of these sets (encoded_manifest)
         self.manifests: dict = {}
+        # the same key -> each launch's (kernel, grid, where the plan wrote it): the native host's
+        # launch table (bobc.native.launches), which the manifest alone cannot give
+        self.launch_places: dict = {}
         # the plans extracted, by their value's key: one extraction for a plan's four images
         self.programs = ProgramMemo()
         # (source, kernel name, target name) -> the file found and checked: a plan encodes each
@@ -273,7 +276,11 @@ class _Encoders:
             conflicts = program_conflicts(plan, context.target, getattr(context.program, "search_path", ()))
             self.images = {key: encode_images(plan, context.target, conflicts, resident=resident)}
             encoded = self.images[key]
-            self.manifests[image_key(encoded.program, encoded.qmd, encoded.push, encoded.gpfifo)] = encoded.manifest
+            key_of_images = image_key(encoded.program, encoded.qmd, encoded.push, encoded.gpfifo)
+            self.manifests[key_of_images] = encoded.manifest
+            from ..native.launches import places
+
+            self.launch_places[key_of_images] = places(plan, getattr(context.program, "search_path", ()))
         return VBytes(bytes(getattr(self.images[key], plan.component)))
 
     def resident_program(self, value, context):
@@ -304,6 +311,14 @@ def encoded_manifest(registry: Intrinsics, program: bytes, qmd: bytes, push: byt
     if encoders is None:
         return None
     return encoders.manifests.get(image_key(program, qmd, push, gpfifo))
+
+
+def encoded_launch_places(registry: Intrinsics, program: bytes, qmd: bytes, push: bytes, gpfifo: bytes) -> list | None:
+    """Each launch's (kernel, grid, place) of the image set encoded_manifest names, else None."""
+    encoders = getattr(registry, "encoders", None)
+    if encoders is None:
+        return None
+    return encoders.launch_places.get(image_key(program, qmd, push, gpfifo))
 
 
 def default_intrinsics() -> Intrinsics:
