@@ -252,9 +252,14 @@ def _block_findings(plan: Plan, region, contract, launches_of: dict | None = Non
     if not wrong:
         return []
     first = plan.program.launches[wrong[0]]
+    # what to do (probe s41 newuser5, finding 3: a 2D block launched under a 1D `//@ block 16` was
+    # told the mismatch only): the launches' y and z, or the contract line their block would need
+    declared = " ".join(str(n) for n in (first.block if first.block[2] != 1 else first.block[:2]))
     return [Finding("block", f"launch{'es' if len(wrong) > 1 else ''} {', '.join(str(i) for i in wrong)} "
                              f"({shown_plan_text(region.identity)}) run{'' if len(wrong) > 1 else 's'} blocks of {first.block}, but "
-                             f"{source} is written for ({x}, {y}, {z}) (its //@ block)", first.at)]
+                             f"{source} is written for ({x}, {y}, {z}) (its //@ block)", first.at,
+                    hint=f"launch {'them' if len(wrong) > 1 else 'it'} with block y {y} and z {z}, or, if {source}'s code "
+                         f"indexes a block of {first.block} (SR_TID.Y, SR_TID.Z), declare it: //@ block {declared}")]
 
 
 _SHARED_LINE = re.compile(rb"^[ \t]*\.shared[ \t]+(\S+)", re.MULTILINE)
