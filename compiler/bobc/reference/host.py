@@ -90,6 +90,12 @@ class Memory:
         return cls([(b.gpu, bytearray(b.extent)) for b in plan.host.buffers])
 
     def _view(self, address: int, size: int) -> memoryview:
+        # a negative size was a slice's negative stop: empty, or (a view at a buffer's start) the
+        # buffer up to that many bytes before its end, which a kernel then wrote over (probe s41
+        # newuser5, finding 6)
+        if not isinstance(size, (int, np.integer)) or size < 0:
+            raise ReferenceHostError(f"a view of {size!r} bytes at {address:#x}: a view's size is a whole "
+                                     f"number of bytes, 0 or more")
         for base, data in self.buffers:
             if base <= address and address + size <= base + len(data):
                 return memoryview(data)[address - base:address - base + size]
@@ -111,7 +117,10 @@ class Memory:
     def array(self, address: int, dtype, count: int) -> np.ndarray:
         """A NumPy view (writable) of `count` elements at `address`."""
         itemsize = np.dtype(dtype).itemsize
-        return np.frombuffer(self.view(address, itemsize * count), dtype=dtype)
+        if not isinstance(count, (int, np.integer)) or count < 0:
+            raise ReferenceHostError(f"memory.array({address:#x}, {np.dtype(dtype).str!r}, {count!r}): the count "
+                                     f"of elements is a whole number, 0 or more")
+        return np.frombuffer(self.view(address, itemsize * int(count)), dtype=dtype)
 
 
 @dataclass(frozen=True)
