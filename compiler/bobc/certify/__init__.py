@@ -145,6 +145,7 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
             except ContractError as error:
                 out.append(_contract_line_fault(str(error), named))
         out += _block_findings(plan, region, contract, launches_of, index)
+        out += _shared_findings(region, source, target)
         try:
             # the build's own assembly, only of the very source found (encoded_from says so)
             built = (assembled or {}).get(region.identity) if encoded is not None else None
@@ -251,9 +252,46 @@ def _block_findings(plan: Plan, region, contract, launches_of: dict | None = Non
     if not wrong:
         return []
     first = plan.program.launches[wrong[0]]
+    # what to do (probe s41 newuser5, finding 3: a 2D block launched under a 1D `//@ block 16` was
+    # told the mismatch only): the launches' y and z, or the contract line their block would need
+    declared = " ".join(str(n) for n in (first.block if first.block[2] != 1 else first.block[:2]))
     return [Finding("block", f"launch{'es' if len(wrong) > 1 else ''} {', '.join(str(i) for i in wrong)} "
                              f"({shown_plan_text(region.identity)}) run{'' if len(wrong) > 1 else 's'} blocks of {first.block}, but "
-                             f"{source} is written for ({x}, {y}, {z}) (its //@ block)", first.at)]
+                             f"{source} is written for ({x}, {y}, {z}) (its //@ block)", first.at,
+                    hint=f"launch {'them' if len(wrong) > 1 else 'it'} with block y {y} and z {z}, or, if {source}'s code "
+                         f"indexes a block of {first.block} (SR_TID.Y, SR_TID.Z), declare it: //@ block {declared}")]
+
+
+_SHARED_LINE = re.compile(rb"^[ \t]*\.shared[ \t]+(\S+)", re.MULTILINE)
+
+
+def _shared_findings(region, source: Path, target: Target) -> list[Finding]:
+    """A kernel source that declares the shared memory a block of it uses (`.shared BYTES`) is
+    given at least that much by its region: the region's shared bytes are its launches' QMD
+    SHARED_MEMORY_SIZE, the block's whole shared memory, so a region giving fewer bytes certified
+    a block whose code reaches past its shared memory (a shared-memory fault on the GPU; `bobc
+    sim` stopped at the access without saying why).  The source is the one the build's target
+    assembles (a per-target variant's own `.shared`); a value that is no number is the
+    assembler's refusal, said when the source is assembled."""
+    from ..errors import BobcError
+    from ..resources import doc
+    from ..sass.source import read_source_bytes
+    try:
+        text = read_source_bytes(source)
+        found = _SHARED_LINE.search(text)
+        declared = int(found.group(1), 0) if found else None
+    except (BobcError, OSError, ValueError):
+        return []
+    if declared is None or region.shared_bytes >= declared:
+        return []
+    line = text[:found.start(1)].count(b"\n") + 1
+    return [Finding("shared", f"region {shown_plan_text(region.identity)} gives its blocks {region.shared_bytes} bytes of "
+                              f"shared memory, but {source.name} declares .shared {found.group(1).decode()} (line "
+                              f"{line}): a block of it would use shared memory past its own",
+                    place(region, "shared_bytes"),
+                    hint=f"give the region at least {declared} bytes of shared memory: its sharedBytes field "
+                         f"(NvidiaDeviceRegionValue's last), or sm86ProgramSharedBytes of the kernel's program, "
+                         f"the source's own declaration ({doc('kernel-contracts.md')}, \"Per-target sources\")")]
 
 
 def _launches_of(plan: Plan) -> dict[int, list[int]]:

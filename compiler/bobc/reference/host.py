@@ -14,6 +14,7 @@ layer drops in without touching the interpreter.
 """
 from __future__ import annotations
 
+import operator
 import struct
 from dataclasses import dataclass, field
 from typing import Callable
@@ -89,6 +90,12 @@ class Memory:
         return cls([(b.gpu, bytearray(b.extent)) for b in plan.host.buffers])
 
     def _view(self, address: int, size: int) -> memoryview:
+        # a negative size was a slice's negative stop: empty, or (a view at a buffer's start) the
+        # buffer up to that many bytes before its end, which a kernel then wrote over (probe s41
+        # newuser5, finding 6)
+        if not isinstance(size, (int, np.integer)) or size < 0:
+            raise ReferenceHostError(f"a view of {size!r} bytes at {address:#x}: a view's size is a whole "
+                                     f"number of bytes, 0 or more")
         for base, data in self.buffers:
             if base <= address and address + size <= base + len(data):
                 return memoryview(data)[address - base:address - base + size]
@@ -110,7 +117,10 @@ class Memory:
     def array(self, address: int, dtype, count: int) -> np.ndarray:
         """A NumPy view (writable) of `count` elements at `address`."""
         itemsize = np.dtype(dtype).itemsize
-        return np.frombuffer(self.view(address, itemsize * count), dtype=dtype)
+        if not isinstance(count, (int, np.integer)) or count < 0:
+            raise ReferenceHostError(f"memory.array({address:#x}, {np.dtype(dtype).str!r}, {count!r}): the count "
+                                     f"of elements is a whole number, 0 or more")
+        return np.frombuffer(self.view(address, itemsize * int(count)), dtype=dtype)
 
 
 @dataclass(frozen=True)
@@ -122,14 +132,32 @@ class LaunchContext:
     launch: object            # bobc.plan.model.Launch
     parameters: bytes
 
+    # Each reader refuses a place outside the launch's parameters by name: struct's unpack_from
+    # reads a negative offset from the end (launch.word(-1) was the last word, silently) and says
+    # a place past them in its own words ("unpack_from requires a buffer of at least 328 bytes")
+    # (probe s41 newuser5, finding 5).
     def word(self, index: int) -> int:
-        return struct.unpack_from("<Q", self.parameters, 8 * index)[0]
+        return struct.unpack_from("<Q", self.parameters, self._place("word", index, 8 * index, 8))[0]
 
     def u32(self, offset: int) -> int:
-        return struct.unpack_from("<I", self.parameters, offset)[0]
+        return struct.unpack_from("<I", self.parameters, self._place("u32", offset, offset, 4))[0]
 
     def f32(self, offset: int) -> float:
-        return struct.unpack_from("<f", self.parameters, offset)[0]
+        return struct.unpack_from("<f", self.parameters, self._place("f32", offset, offset, 4))[0]
+
+    def _place(self, reader: str, given, offset, size: int) -> int:
+        count = len(self.parameters)
+        try:
+            offset = operator.index(offset)           # an int, or NumPy's integers
+        except TypeError:
+            offset = None
+        if offset is not None and 0 <= offset and offset + size <= count:
+            return offset
+        if reader == "word":
+            raise IndexError(f"launch.word({given!r}): the launch's parameters are words 0..{count // 8 - 1} "
+                             f"({count} bytes from the parameter base)")
+        raise IndexError(f"launch.{reader}({given!r}): the launch's parameters are bytes 0..{count - 1} from the "
+                         f"parameter base, and a {reader} is 4 of them at a byte offset 0..{count - 4}")
 
 
 Kernel = Callable[[Memory, LaunchContext], None]
