@@ -243,6 +243,11 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
         return say(err, "could not connect to %s within %d ms (no answer from that address: a machine that is down "
                    "or cannot be reached); check the pair's address and the network (or raise %s)", peer->address,
                    timeout_ms, rt_setting_variable(RT_SETTING_PEER_TIMEOUT));
+    if (!(address[4] | address[5] | address[6] | address[7]))   /* INADDR_ANY: Linux connects it to this machine */
+        return say(err, "could not connect to %s within %d ms (nothing listens there on this machine: 0.0.0.0 is a "
+                   "listening address, and connecting to it reaches this machine only; for a peer on another machine, "
+                   "build this one with that machine's address, else start the other peer here) (or raise %s)",
+                   peer->address, timeout_ms, rt_setting_variable(RT_SETTING_PEER_TIMEOUT));
     return say(err, "could not connect to %s within %d ms (nothing listens there: the other peer was not started, "
                "it stopped before listening, or it is paired with another peer already: see its messages); start it "
                "(or raise %s)", peer->address, timeout_ms, rt_setting_variable(RT_SETTING_PEER_TIMEOUT));

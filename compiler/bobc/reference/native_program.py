@@ -198,6 +198,12 @@ class Peer:
                         self._fail(f"could not connect to {self.address} within {timeout_ms} ms (no answer from "
                                    f"that address: a machine that is down or cannot be reached); check the pair's "
                                    f"address and the network (or raise {PEER_TIMEOUT_VARIABLE})")
+                    if host == "0.0.0.0":   # INADDR_ANY: Linux connects it to this machine (runtime_c np_peer_open)
+                        self._fail(f"could not connect to {self.address} within {timeout_ms} ms (nothing listens "
+                                   f"there on this machine: 0.0.0.0 is a listening address, and connecting to it "
+                                   f"reaches this machine only; for a peer on another machine, build this one with "
+                                   f"that machine's address, else start the other peer here) (or raise "
+                                   f"{PEER_TIMEOUT_VARIABLE})")
                     self._fail(f"could not connect to {self.address} within {timeout_ms} ms (nothing listens there: "
                                f"the other peer was not started, it stopped before listening, or it is paired with "
                                f"another peer already: see its messages); start it (or raise {PEER_TIMEOUT_VARIABLE})")
