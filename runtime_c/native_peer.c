@@ -243,6 +243,11 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
         return say(err, "could not connect to %s within %d ms (no answer from that address: a machine that is down "
                    "or cannot be reached); check the pair's address and the network (or raise %s)", peer->address,
                    timeout_ms, rt_setting_variable(RT_SETTING_PEER_TIMEOUT));
+    if (!(address[4] | address[5] | address[6] | address[7]))   /* INADDR_ANY: Linux connects it to this machine */
+        return say(err, "could not connect to %s within %d ms (nothing listens there on this machine: 0.0.0.0 is a "
+                   "listening address, and connecting to it reaches this machine only; for a peer on another machine, "
+                   "build this one with that machine's address, else start the other peer here) (or raise %s)",
+                   peer->address, timeout_ms, rt_setting_variable(RT_SETTING_PEER_TIMEOUT));
     return say(err, "could not connect to %s within %d ms (nothing listens there: the other peer was not started, "
                "it stopped before listening, or it is paired with another peer already: see its messages); start it "
                "(or raise %s)", peer->address, timeout_ms, rt_setting_variable(RT_SETTING_PEER_TIMEOUT));
@@ -330,15 +335,41 @@ static int send_all(np_peer *peer, const uint8_t *data, uint64_t bytes, int time
     return rc;
 }
 
+/* A listening endpoint's connection has sent nothing yet: is another connection waiting behind it? */
+static int another_waits(const np_peer *peer)
+{
+    if (peer->listen_fd < 0)
+        return 0;
+    struct pollfd p = { peer->listen_fd, POLLIN, 0 };
+    return poll(&p, 1, 0) > 0;
+}
+
 static int receive_all(np_peer *peer, uint8_t *data, uint64_t bytes, int timeout_ms, char *err)
 {
     double deadline = now_ms() + timeout_ms;
+    /* An unconfirmed connection silent for half the limit while another waits behind it (a health
+     * check or scanner holding its connection open ahead of the real peer, which receives first
+     * and so sends nothing until it hears from us) is not the peer: the waiting one is tried. */
+    double halfway = now_ms() + timeout_ms / 2.0;
     uint64_t got = 0;
     while (got < bytes) {
+        int silent_stray = peer->unconfirmed && !got;
         struct pollfd p = { peer->fd, POLLIN, 0 };
-        int r = poll(&p, 1, left_ms(deadline));
+        int r = poll(&p, 1, left_ms(silent_stray && halfway < deadline ? halfway : deadline));
         if (r < 0 && errno == EINTR)
             continue;
+        if (r == 0 && silent_stray && another_waits(peer)) {
+            int rc = accept_again(peer, timeout_ms, err);
+            if (rc)
+                return rc;
+            deadline = now_ms() + timeout_ms;
+            halfway = now_ms() + timeout_ms / 2.0;
+            continue;
+        }
+        if (r == 0 && silent_stray && now_ms() < deadline) {
+            halfway = deadline;               /* nobody waits yet: looked at again at the limit */
+            continue;
+        }
         if (r <= 0 && got)
             return say(err, "peer %s stopped partway through its message %llu (%llu of its %llu bytes received, then "
                        "nothing for %d ms): it hangs or stopped, see its messages", peer->remote,

@@ -152,6 +152,14 @@ def run(args):
     # finding 7: sim said "missing --input RECORD" first)
     pipeline.refuse_blank_entry(args.entry, "simulate")
     plan_path = existing_plan(args.plan, "sim", ("train", "predict"))
+    from .run import host_arguments
+    if host_arguments(args)[:1] == ["native"]:
+        # a native host (two peers over TCP, a request host) is no plan host: its program runs on the
+        # reference interpreter, never on the simulator (probe s41 peerfaults finding 3: sim said
+        # "unknown operation 'native' (expected train or predict)" and nothing more)
+        raise UsageError("bobc sim runs a plan host (train, predict), not a native host's program; run that on "
+                         f"bobc's reference interpreter: `bobc run {args.plan} native ARGUMENTS... --reference "
+                         f"--entry ENTRY` ({doc('native-host.md')}, \"The reference interpreter\")")
     # the host's parser: the same refusals as the host's and `bobc run --reference`'s; its --help
     # (after the operation: HOST_PART_RULE) is the host's usage, as `bobc run` prints it
     from .run import host_version_asked

@@ -198,6 +198,12 @@ class Peer:
                         self._fail(f"could not connect to {self.address} within {timeout_ms} ms (no answer from "
                                    f"that address: a machine that is down or cannot be reached); check the pair's "
                                    f"address and the network (or raise {PEER_TIMEOUT_VARIABLE})")
+                    if host == "0.0.0.0":   # INADDR_ANY: Linux connects it to this machine (runtime_c np_peer_open)
+                        self._fail(f"could not connect to {self.address} within {timeout_ms} ms (nothing listens "
+                                   f"there on this machine: 0.0.0.0 is a listening address, and connecting to it "
+                                   f"reaches this machine only; for a peer on another machine, build this one with "
+                                   f"that machine's address, else start the other peer here) (or raise "
+                                   f"{PEER_TIMEOUT_VARIABLE})")
                     self._fail(f"could not connect to {self.address} within {timeout_ms} ms (nothing listens there: "
                                f"the other peer was not started, it stopped before listening, or it is paired with "
                                f"another peer already: see its messages); start it (or raise {PEER_TIMEOUT_VARIABLE})")
@@ -308,10 +314,27 @@ class Peer:
             self._accept_again(timeout_ms)          # it sends this message too
         self.sent += 1
 
+    def _another_waits(self) -> bool:
+        """A connection waits behind the unconfirmed one (runtime_c another_waits)."""
+        return self.listener is not None and bool(select.select([self.listener], [], [], 0)[0])
+
     def receive(self, count: int, timeout_ms: int) -> bytes:
         deadline, got = time.monotonic() + timeout_ms / 1000, bytearray()
+        # an unconfirmed connection silent for half the limit while another waits behind it is
+        # not the peer (runtime_c receive_all): the waiting one is tried
+        halfway = time.monotonic() + timeout_ms / 2000
         while len(got) < count:
-            ready, _, _ = select.select([self.socket], [], [], max(0.0, deadline - time.monotonic()))
+            silent_stray = self.unconfirmed and not got
+            until = halfway if silent_stray and halfway < deadline else deadline
+            ready, _, _ = select.select([self.socket], [], [], max(0.0, until - time.monotonic()))
+            if not ready and silent_stray and self._another_waits():
+                self._accept_again(timeout_ms)
+                deadline = time.monotonic() + timeout_ms / 1000
+                halfway = time.monotonic() + timeout_ms / 2000
+                continue
+            if not ready and silent_stray and time.monotonic() < deadline:
+                halfway = deadline          # nobody waits yet: looked at again at the limit
+                continue
             if not ready and got:
                 self._fail(f"peer {self.remote} stopped partway through its message {self.received + 1} "
                            f"({len(got)} of its {count} bytes received, then nothing for {timeout_ms} ms): it hangs "
