@@ -49,7 +49,7 @@ from .arch import sim_arch
 from .faults import BlocksRace, Hazard, LanesRace, WarpsRace, OutOfBounds, SimulationFault, Unmodeled
 from .hazards import Checker
 from .memory import Memory, Residency
-from .lanes import first_clash
+from .lanes import Divergence, first_clash
 from .races import BlockOrder
 from .warps import WarpOrder
 from .sass_frontend import Instruction, Operand
@@ -341,6 +341,10 @@ class Launch:
         # one: which warps' accesses a fence orders, which a barrier orders)
         self.warp_order = WarpOrder(n, padded, geometry.shared_bytes) if padded > WARP or self.blocks > 1 else None
         self.order = BlockOrder(self.blocks, block, *memory.store_words(), self.warp_order) if self.warp_order is not None else None
+        # lanes of one warp on different paths, for the check that one does not read another's shared
+        # store with nothing between that makes them wait for each other (bobc.sim.lanes.Divergence)
+        self.divergence = Divergence(n, self.blocks * geometry.shared_bytes)
+        self.issue_step = 0
         self.padded = padded
         self.thread_warp = np.arange(n, dtype=np.int64) // WARP
         self.pc = np.zeros(n, dtype=np.int64)
@@ -781,6 +785,11 @@ class Launch:
                     self._fail(ins, f"the simulator does not model {ins.full_opcode} ({ins.unreadable})", Unmodeled)
                 if self.checker is not None:
                     self.checker.issue(ins, at)
+                self.issue_step = steps
+                if converged:
+                    self.divergence.converged()
+                else:
+                    self.divergence.issue(at, ins)
                 if ins.guard != PT:
                     g = self.preds[ins.guard]
                     g = ~g if ins.guard_negated else g
@@ -813,11 +822,15 @@ class Launch:
                     continue
                 converged = False
                 self.pc[:], came_from[:] = uniform_pc, pc
+                if kind == "jump":
+                    self.divergence.split(self.live if base is True else base, mask, steps, pc)
                 self._diverge(kind, target, mask)
             else:
                 self.pc[at] += 16
                 came_from[at] = pc
                 if outcome is not None:
+                    if outcome[0] == "jump" and outcome[1] != pc + 16:
+                        self.divergence.split(at, np.ones(self.threads, dtype=bool) if mask is True else mask, steps, pc)
                     self._diverge(*outcome, mask)
 
     def _step_limit(self, ins, at) -> None:
@@ -2900,6 +2913,32 @@ class Launch:
         fault.launch, fault.pc, fault.thread, fault.thread_named = self.g.name, ins.pc, int(threads[b]), True
         raise fault
 
+    def _diverged_read(self, ins, index, mask) -> None:
+        """Refuse a plain shared load of bytes another lane of its warp stored on a different path,
+        with nothing between that makes the two wait for each other (bobc.sim.lanes.Divergence)."""
+        if not self.divergence.active:
+            return
+        threads = np.flatnonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)
+        race = self.divergence.loaded(index, threads)
+        if race is None:
+            return
+        writer, store_pc, reader, byte, branch_pc = race
+        offset = byte % self.shared_bytes
+        fault = LanesRace(
+            f"{self.g.name}: lanes of one warp race on shared byte {offset:#x}: "
+            f"{self.describe_thread(writer)} stores to it at {store_pc:#06x} ({self.code[store_pc].text}), then "
+            f"{self.describe_thread(reader)} loads it at {ins.pc:#06x} ({ins.text}); the two lanes went different "
+            f"ways at the branch at {branch_pc:#06x} ({self.code[branch_pc].text}) and nothing since makes them "
+            f"wait for each other (no BSYNC, WARPSYNC or barrier between, and they issued no instruction "
+            f"together), so on sm_70 and later (independent thread scheduling) the load may run before the "
+            f"store (PTX memory model: a data race)",
+            hint="reconverge the lanes between the store and the load -- a BSYNC whose BSSY both lanes took before the "
+                 "branch, or a WARPSYNC (in PTX a __syncwarp / bar.warp.sync after the paths join, which ptxas "
+                 "keeps as one of these) -- or exchange the value with SHFL")
+        fault.launch, fault.pc, fault.places, fault.thread, fault.thread_named = \
+            self.g.name, ins.pc, (store_pc,) if store_pc != ins.pc else (), reader, True
+        raise fault
+
     def _warp_race(self, race) -> SimulationFault:
         block, offset = divmod(race.byte, self.shared_bytes)
         (t1, pc1, w1), (t2, pc2, w2) = race.first, race.second
@@ -2923,6 +2962,7 @@ class Launch:
         size = self._access_width(ins, mods)
         index = self._shared_addresses(ins, o[1], size, mask)
         self._order_warps(ins, index[:, None] + np.arange(size), mask, False)
+        self._diverged_read(ins, index[:, None] + np.arange(size), mask)
         data = self._shared_load(index, size)
         words = self._extend(mods, data) if size < 4 else np.ascontiguousarray(data).view("<u4")
         self._write_words(ins, o[0], words, mask)
@@ -2936,6 +2976,7 @@ class Launch:
         self._order_warps(ins, index[:, None] + np.arange(size), mask, True)
         self._lanes_clash(ins, index, data, size, mask, lambda i: f"shared byte {i % self.shared_bytes:#x}")   # index: block * size + offset
         self.shared[index[:, None] + np.arange(size)] = np.ascontiguousarray(data).view(np.uint8).reshape(-1, size)
+        self.divergence.stored(index[:, None] + np.arange(size), threads, self.issue_step, ins.pc)
 
     def op_LDSM(self, ins, mods, o, mask):
         if mods[:1] != ("16",) or mods[1] not in ("M88", "MT88") or mods[2] not in ("1", "2", "4"):
