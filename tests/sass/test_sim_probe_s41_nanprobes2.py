@@ -364,12 +364,12 @@ CASES = {
                             2, 2, _atomic_inputs, _atomic_expect(True, True), _atomic_choice(True), False, "",
                             ("sm_86", "sm_90")),
     # ptxas: a loop of FADD and ATOMS.CAST.SPIN (no flushing: PTX keeps subnormals on shared memory); the
-    # simulator refuses ATOMS.CAST.SPIN (Unmodeled), so this one runs on the GPU alone (no sim archs)
+    # simulator runs ATOMS.CAST.SPIN since probe s41 asmconv (a compare-and-store returning success)
     "atom_add_f32_shared": ("mov.u32 %r2, sh; shl.b32 %r3, %r0, 2; add.u32 %r4, %r2, %r3; "
                             "st.shared.u32 [%r4], %w0; atom.shared.add.f32 %o1, [%r4], %w1; "
                             "ld.shared.u32 %o0, [%r4];",
                             2, 2, _atomic_inputs, _atomic_expect(False, True), lambda i: [None] * (2 * THREADS), True, SHARED,
-                            ()),
+                            ("sm_86", "sm_90")),
     # ptxas: F2F.F64.F16 (bobc's assembler has no encoding of it yet)
     "cvt_f64_f16": ("mov.b32 {%h1, %h2}, %w0; cvt.f64.f16 %rd20, %h1; mov.b64 {%o0, %o1}, %rd20;",
                     1, 2, _halves_inputs, lambda i: _split([_widened(int(w) & 0xFFFF) for w in i]),

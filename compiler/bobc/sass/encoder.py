@@ -819,9 +819,16 @@ class Encoder:
         modifiers = (f"the modifiers of {inst.opcode} on {arch}: " + " ".join("." + m for m in sorted(known))
                      if known else f"{inst.opcode} takes no modifier on {arch}")
         operands = key.split(" ", 1)[1] if " " in key else ""
-        reordered = sorted((k.split(" ")[0] for k in mine
-                            if sorted(k.split(" ")[0].split(".")[1:]) == sorted(inst.modifiers)),
+        # the forms with the modifiers written, in another order -- but only where the data types keep
+        # their order: a conversion's types are its destination then its source (F2F.F64.F16 widens a
+        # half, F2F.F16.F64 narrows a double), IDP.4A's A then B (.S8.U8, .U8.S8), so a form with them
+        # swapped is another instruction, never a spelling of this one (probe s41 nanprobes2)
+        same_set = sorted({k.split(" ")[0] for k in mine
+                           if sorted(k.split(" ")[0].split(".")[1:]) == sorted(inst.modifiers)})
+        written_types = data_types(inst.modifiers)
+        reordered = sorted((m for m in same_set if data_types(m.split(".")[1:]) == written_types),
                            key=lambda m: (f"{m} {operands}".strip() not in self.forms, m))
+        swapped = [m for m in same_set if data_types(m.split(".")[1:]) != written_types]
         if reordered and inst.mnemonic not in reordered:
             # FADD.RZ.FTZ: every modifier known, written in another order than the tables' (ptxas's)
             problem = EncodeProblem(f"{head}: {inst.opcode} writes these modifiers in the order "
@@ -873,6 +880,11 @@ class Encoder:
             problem.hint = (f"its {arch} forms: " + "; ".join(same[:8])
                             + (f" (and {len(same) - 8} more)" if len(same) > 8 else ""))
             return problem
+        if swapped:
+            problem.hint = (f"{' and '.join(swapped)} {'has' if len(swapped) == 1 else 'have'} these modifiers with "
+                            f"the data types in another order: another instruction, not a spelling of "
+                            f"{inst.mnemonic} (the order of data types is meaning: a conversion's name its "
+                            f"destination, then its source)")
         return problem
 
     def _unknown_form(self, inst: Instruction, key: str) -> str:
@@ -915,12 +927,20 @@ PTXAS_MODIFIERS = frozenset("""
 """.split())
 
 
+# a data-type modifier as ptxas spells them: .F16, .BF16, .TF32, .E4M3, .F16_V2, .S4, .U64
+DATA_TYPE = re.compile(r"(?:[USFBI]|BF|TF)(?:1|2|4|8|16|32|64|128)(?:_V2|X2|x2)?|UE8M0|UE4M3|E[2-5]M[0-3]")
+
+
+def data_types(modifiers) -> list:
+    """The data-type modifiers among `modifiers`, in their written order: where an opcode has two
+    (F2F.F64.F16, I2F.F64.S32, IDP.4A.S8.U8) the order is meaning, not spelling."""
+    return [m for m in modifiers if DATA_TYPE.fullmatch(m)]
+
+
 def is_ptxas_spelling(modifier: str) -> bool:
     """Whether `modifier` is one ptxas writes: a data type (.BF16, .TF32, .E4M3, .F16_V2, .S4),
     a shape (.16816, .64x128x16), or one of PTXAS_MODIFIERS -- not a misspelling to correct."""
-    return modifier in PTXAS_MODIFIERS or bool(re.fullmatch(
-        r"(?:[USFBI]|BF|TF)(?:1|2|4|8|16|32|64|128)(?:_V2|X2|x2)?|UE8M0|UE4M3|E[2-5]M[0-3]|\d+(?:x\d+)*",
-        modifier))
+    return modifier in PTXAS_MODIFIERS or bool(DATA_TYPE.fullmatch(modifier) or re.fullmatch(r"\d+(?:x\d+)*", modifier))
 
 
 @cache

@@ -3004,6 +3004,8 @@ class Launch:
             self._dst(ins, o[0], value, lanes if mask is not True else mask, i)
 
     def op_ATOMS(self, ins, mods, o, mask):
+        if tuple(mods) == ("CAST", "SPIN") and len(o) == 4:
+            return self._atoms_cast_spin(ins, o, mask)
         if len(o) < 3 or "CAST" in mods or "POPC" in mods:
             self._unmodeled(ins, f"{ins.full_opcode} (ATOMS with a register operand: ADD/MIN/MAX/EXCH/AND/OR/"
                                  "XOR/INC/DEC/CAS)")
@@ -3013,6 +3015,28 @@ class Launch:
         olds = self._atomic(ins, mods, mask, lambda i: self.shared[i:i + 4].view("<u4"), index,
                             self._operand_values(ins, src, mask), swaps)
         self._write_words(ins, d, olds[:, None], mask)
+
+    def _atoms_cast_spin(self, ins, o, mask):
+        """ATOMS.CAST.SPIN Rd, [a], Rcompare, Rnew: a compare-and-store on a shared word that returns
+        whether it stored, not the old word -- Rd = 1 where the word equalled Rcompare (and now holds
+        Rnew), 0 where it did not (left as it was).  ptxas writes it for atom.shared.add.f32 (and
+        other shared read-modify-writes it has no ATOMS op for) as a loop: LDS the word, compute the
+        new value (FADD), ATOMS.CAST.SPIN, `ISETP.EQ.U32.AND P, PT, Rd, 0x1, PT`, branch back while
+        P is false -- so the loop is PTX's atom.cas on the word (old == compare ? new : old) that
+        tests the outcome instead of returning old.  Lanes act one at a time in thread order, as
+        _atomic's do (the GPU's order is unspecified): of lanes racing for one word, the first stores
+        and the others fail and retry."""
+        d, m, compare, new = o
+        index = self._shared_addresses(ins, m, 4, mask)
+        compares = self._operand_values(ins, compare, mask).tolist()
+        news = self._operand_values(ins, new, mask).tolist()
+        stored = np.zeros(index.size, dtype=np.uint32)
+        for k, (i, want, value) in enumerate(zip(index.tolist(), compares, news)):
+            word = self.shared[i:i + 4].view("<u4")
+            if int(word[0]) == want:
+                word[0] = value
+                stored[k] = 1
+        self._write_words(ins, d, stored[:, None], mask)
 
     # ------------------------------------------------------------ local memory
     def _local_addresses(self, ins, m: Operand, size: int, mask):
