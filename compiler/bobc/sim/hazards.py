@@ -15,6 +15,11 @@ and a write is a hazard when it overwrites a decoupled result still in flight
 or a register a decoupled instruction has not yet read (its read scoreboard
 not waited, or, where it set none, sooner than latencies.WAR_UNSCORED cycles
 after it issued).  LDGDEPBAR must set the scoreboard DEPBAR waits on.
+Two instructions guarded by complementary predicates -- @Pn and @!Pn, Pn not
+written between them in the issued stream -- never both execute for a thread,
+so a variable-latency read or write of one is not ordered against the other's
+(ptxas sets no scoreboard and no wait between them, and does set them for the
+same pair under one predicate: tests/sim/test_complementary_guards_s41.py).
 """
 from __future__ import annotations
 
@@ -223,6 +228,13 @@ class Checker:
         # its write scoreboard is waited (the results land after the operands are read)
         self.recent: dict[int, tuple[int, int, int]] = {}
         self.fp64_pcs: set[int] = set()          # FP64 instructions that are variable latency here (sm_86)
+        # the guards of the variable-latency accesses above (pending: the writer's; unread / recent:
+        # the reader's), as _guard gives them; none where unpredicated or where two readers' differ
+        self.pending_guard: dict[tuple[str, int], tuple | None] = {}
+        self.unread_guard: dict[int, tuple | None] = {}
+        self.recent_guard: dict[int, tuple | None] = {}
+        # predicate (UPn: 8 + n) -> how many instructions naming it (or writing it) issued so far
+        self.pred_writes: dict[int, int] = {}
         self._effects: dict[int, tuple] = {}
         if code is not None:
             # the launches of one decoded code list (a channel runs its kernels' lists again and again)
@@ -239,7 +251,8 @@ class Checker:
 
     def _plan(self, ins: Instruction):
         """Per instruction, once: its reads as (key, name, required cycles by writer class or a
-        constant) and its writes as (key, writer class)."""
+        constant), its writes as (key, writer class), whether it is variable latency, its late-read
+        registers, and the predicates that may differ after it (_guard's count)."""
         try:
             e = effects(ins)
         except Unmodeled as fault:
@@ -265,14 +278,34 @@ class Checker:
         late_reader = decoupled or op in L.AGU_READERS or (op in L.DECOUPLED_READERS and op not in ("BRA", "EXIT")
                                                            and not (op == "R2UR" and self.latencies.r2ur_reads_at_issue))
         late = [reg for reg, _ in e.src_regs] if late_reader else []
-        return reads, writes, decoupled, (late, decoupled)
+        # every predicate it names but as its guard, read or written, and those it writes unnamed
+        # (R2P's mask): counted as rewritten, so complementary guards are proven only across
+        # instructions that leave their predicate alone, whatever effects() makes of an operand
+        named = {o.index + (8 if o.kind == "upred" else 0) for o in ins.operands
+                 if o.kind in ("pred", "upred") and o.index != PT}
+        touched = tuple(sorted(named | set(e.dst_preds)))
+        return reads, writes, decoupled, (late, decoupled), touched
+
+    def _guard(self, ins: Instruction):
+        """(predicate, negated, how many writes of it issued so far) of `ins`'s guard; None where it
+        has none (@PT / @UPT): two guards with the same predicate and count and opposite negations
+        are complementary (_complementary)."""
+        if ins.guard in (PT, 15):
+            return None
+        return ins.guard, ins.guard_negated, self.pred_writes.get(ins.guard, 0)
+
+    @staticmethod
+    def _complementary(a, b) -> bool:
+        """Whether no thread executes both of two instructions guarded by `a` and `b` (_guard)."""
+        return a is not None and b is not None and a[0] == b[0] and a[2] == b[2] and a[1] != b[1]
 
     def issue(self, ins: Instruction, lanes=True) -> None:
         """`lanes`: the threads issuing it (a boolean array over the launch's threads, or True for all)."""
         planned = self._effects.get(ins.pc)
         if planned is None:
             planned = self._effects[ins.pc] = self._plan(ins)
-        reads, writes, decoupled, (late, late_decoupled) = planned
+        reads, writes, decoupled, (late, late_decoupled), touched = planned
+        guard = self._guard(ins)
         c = ins.control
         if ins.opcode == "LDGDEPBAR" and c.write_scoreboard == NO_SCOREBOARD and c.stall != 0:
             self._fail(ins, "sets no write scoreboard: LDGDEPBAR counts the committed copy group on the "
@@ -307,17 +340,20 @@ class Checker:
                     del self.recent[reg]
         now = self.cycle
         for key, name, required in reads:
-            self._read(ins, key, now, required, name, lanes)
+            self._read(ins, key, now, required, name, lanes, guard)
         for key, wclass in writes:
-            self._write(ins, key, key[0] + str(key[1]), decoupled, lanes)
+            self._write(ins, key, key[0] + str(key[1]), decoupled, lanes, guard)
             if decoupled:
                 self.ready.pop(key, None)
                 self.pending[key] = (c.write_scoreboard, ins.pc)
                 self.pending_lanes[key] = lanes
+                self.pending_guard[key] = guard
                 if c.write_scoreboard == NO_SCOREBOARD:
                     self.unscored.setdefault(L.queue_of(ins.opcode), []).append((now, key))
             else:
                 self.ready[key] = (now, wclass, ins.pc)
+        for pred in touched:
+            self.pred_writes[pred] = self.pred_writes.get(pred, 0) + 1
         if decoupled and c.write_scoreboard != NO_SCOREBOARD:
             self.last_scored.setdefault(c.write_scoreboard, {})[L.queue_of(ins.opcode)] = now
         for reg in late:
@@ -326,8 +362,13 @@ class Checker:
                 # fixed-latency writers only: a later variable-latency write of the same memory
                 # queue lands after them (ptxas's corpus3 barriers: STS R2 with read scoreboard 3,
                 # then an LDS of R2 around the loop without waiting on it)
+                self.unread_guard[reg] = _merged(self.unread_guard, self.unread, reg, guard)
                 self.unread[reg] = (c.read_scoreboard, ins.pc, late_decoupled, c.write_scoreboard)
             else:
+                # an earlier read WAR_UNSCORED or more cycles back no longer limits a write
+                earlier = self.recent.get(reg)
+                fresh = earlier is not None and now - earlier[0] < L.WAR_UNSCORED
+                self.recent_guard[reg] = _merged(self.recent_guard, self.recent if fresh else {}, reg, guard)
                 self.recent[reg] = (now, ins.pc, c.write_scoreboard)
         if ins.opcode == "MEMBAR" and ("GPU" in ins.modifiers or "SYS" in ins.modifiers):
             # a GPU- or system-scope fence holds the warp far longer than any fixed latency: ptxas's
@@ -355,8 +396,10 @@ class Checker:
         writers = self.pending_lanes.get(key, True)
         return lanes is True or writers is True or bool((lanes & writers).any())
 
-    def _read(self, ins, key, now, required, name, lanes=True):
-        if self._pending_for(key, lanes):
+    def _read(self, ins, key, now, required, name, lanes=True, guard=None):
+        # a read under the complement of the pending writer's guard reads the threads it does not write
+        # (ptxas: `@!P0 LDG R9` on no scoreboard, then `@P0 STG [...], R9`)
+        if self._pending_for(key, lanes) and not self._complementary(self.pending_guard.get(key), guard):
             sb, producer = self.pending[key]
             if sb == NO_SCOREBOARD:
                 fp64 = (f" (on {self.target_name} the FP64 unit is variable latency: DADD, DMUL, "
@@ -376,26 +419,40 @@ class Checker:
                 self._fail(ins, f"reads {name} {now - issued} cycles after its producer at {producer:#06x} issued; "
                                 f"{_result_class(wclass)} result needs {required}")
 
-    def _write(self, ins, key, name, decoupled=False, lanes=True):
+    def _write(self, ins, key, name, decoupled=False, lanes=True, guard=None):
         # a fixed-latency write by other threads than the outstanding one's leaves it outstanding for its
-        # own (ptxas's fns.b32, sm_90); a variable-latency one would replace it, so it waits regardless
-        if self._pending_for(key, True if decoupled else lanes):
+        # own (ptxas's fns.b32, sm_90; `@!P0 LDG R7` on SB2, then `@P0 IMAD R7` waiting on nothing); a
+        # variable-latency one would replace it, so it waits regardless
+        if (self._pending_for(key, True if decoupled else lanes)
+                and (decoupled or not self._complementary(self.pending_guard.get(key), guard))):
             sb, producer = self.pending[key]
             self._fail(ins, f"overwrites {name} while the variable-latency write from {producer:#06x} "
                             f"(scoreboard {sb}) may still land")
-        if key[0] == "R" and key[1] in self.unread and (self.unread[key[1]][2] or not decoupled):
+        if (key[0] == "R" and key[1] in self.unread and (self.unread[key[1]][2] or not decoupled)
+                and not self._complementary(self.unread_guard.get(key[1]), guard)):
             sb, reader, _, _ = self.unread[key[1]]
             self._fail(ins, f"overwrites R{key[1]} before the instruction at {reader:#06x} has read it "
                             f"(read scoreboard {sb} not waited)")
         # a variable-latency writer's result lands after its own operand reads, in order behind the
         # earlier reads (NAK's write_after_read: 1 cycle for a decoupled writer after any reader)
-        if key[0] == "R" and key[1] in self.recent and not decoupled:
+        # (ptxas: `@P0 STG [...], R7` with no read scoreboard, `@!P0 IADD3 R7` 2 cycles on)
+        if (key[0] == "R" and key[1] in self.recent and not decoupled
+                and not self._complementary(self.recent_guard.get(key[1]), guard)):
             issued, reader, _ = self.recent[key[1]]
             if self.cycle - issued < L.WAR_UNSCORED:
                 self._fail(ins, f"overwrites R{key[1]} {self.cycle - issued} cycles after the variable-latency "
                                 f"instruction at {reader:#06x} that reads it issued, and that instruction sets no "
                                 f"read scoreboard: set one there and wait on it here (or issue this "
                                 f"{L.WAR_UNSCORED} or more cycles later)")
+
+
+def _merged(guards: dict, entries: dict, reg: int, guard):
+    """The guard to keep for `reg`'s outstanding read once a read under `guard` joins the one in
+    `entries` (whose guard `guards` holds): a later read replaces the earlier one's entry, so two
+    different guards keep none -- the reads together may be any thread's."""
+    if reg in entries and guards.get(reg) != guard:
+        return None
+    return guard
 
 
 # A writer class (bobc.sim.latencies) as a message names it, with its article
