@@ -781,7 +781,7 @@ class Launch:
                     self._fail(ins, f"the simulator does not model {ins.full_opcode} ({ins.unreadable})", Unmodeled)
                 if self.checker is not None:
                     self.checker.issue(ins, at)
-                if ins.guard != PT:
+                if ins.guard != PT or ins.guard_negated:     # @!PT: never (ptxas's `@!PT LDS RZ, [RZ]`)
                     g = self.preds[ins.guard]
                     g = ~g if ins.guard_negated else g
                     mask = g if at is True else (at & g)
