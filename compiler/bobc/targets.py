@@ -69,6 +69,16 @@ class SMResources:
     register_unit: int            # registers are allocated per warp, in units of this many
     shared_reserved: int          # bytes of shared memory the system reserves per resident block
     carveouts_kib: tuple[int, ...]  # the shared-memory sizes an SM can be configured to, ascending
+    # where a block's own shared memory starts in its shared window: the bytes below it are the
+    # system's (the reserve of shared_reserved bytes sits there; where it is 0 the reserve lies
+    # past the block's own bytes).  ptxas 13.5 -arch=sm_90 places a kernel's first static
+    # `.shared` variable at 0x400 (its .nv.shared.<k> is 0x400 bytes larger than the variables,
+    # and it writes a .nv.shared.reserved.0 section), dynamic shared memory right after the static,
+    # and compiles %reserved_smem_offset_begin / _end to 0 / 0x400; -arch=sm_86 places the variables
+    # from 0 and computes %reserved_smem_offset_begin as SR_SMEMSZ less c[0x0][0x114], the window's
+    # top (docs/targets.md, "Shared memory the system keeps"; tests/sass/test_shared_base_s41.py).
+    # The simulator refuses an access below it; the assembler a `.shared` that leaves no byte above it.
+    shared_base: int = 0
     # the SM's sub-partitions (processing blocks): each holds register_file / sub_partitions of the
     # registers, and a block's warps are spread over them (cuda_occupancy.h
     # cudaOccSubPartitionsPerMultiprocessor: 4 on compute capability 7.x, 8.x and 9.x)
@@ -115,7 +125,8 @@ class SMResources:
 CC86_SM = SMResources(threads=1536, blocks=16, register_file=SM_REGISTER_FILE, register_unit=256,
                       shared_reserved=1024, carveouts_kib=(0, 8, 16, 32, 64, 100))
 CC90_SM = SMResources(threads=2048, blocks=32, register_file=SM_REGISTER_FILE, register_unit=256,
-                      shared_reserved=1024, carveouts_kib=(0, 8, 16, 32, 64, 100, 132, 164, 196, 228))
+                      shared_reserved=1024, carveouts_kib=(0, 8, 16, 32, 64, 100, 132, 164, 196, 228),
+                      shared_base=0x400)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@
 #               tests/gpu/test_gemm_specials_gpu_s41.py's: NaN / inf / -0 / binary16 subnormals through
 #               the product kernels (HMMA, and sm_90's HGMMA kernel)
 # pytest_gemm_specials.log tests/gpu/test_gemm_specials_gpu_s41.py (a run of its own: HGMMA may hang)
+# pytest_shared_reserve.log, shared_reserve.log tests/gpu/test_shared_reserve_gpu_s41.py (sm_90 stores below shared 0x400)
 # summary.txt   one line per step with its exit status
 set -u
 cd "$(dirname "$0")/../.."
@@ -103,7 +104,7 @@ if python3 -c "import pytest" > /dev/null 2>&1; then
     --ignore=tests/gpu/test_coppelius_update.py --ignore=tests/gpu/test_coppelius_kernels.py \
     --ignore=tests/gpu/test_coppelius_host.py --ignore=tests/gpu/test_sm90_async_kernels.py \
     --ignore=tests/gpu/test_sm90_gemm.py --ignore=tests/gpu/test_gpu_fault_s40.py \
-    --ignore=tests/gpu/test_gemm_specials_gpu_s41.py \
+    --ignore=tests/gpu/test_gemm_specials_gpu_s41.py --ignore=tests/gpu/test_shared_reserve_gpu_s41.py \
     > "$LOG/pytest_gpu.log" 2>&1
   note "pytest -m gpu tests/gpu: exit $?"
   # our assembly of sm_90's TMA / mbarrier / warpgroup-MMA kernels beside ptxas's: a run of its own,
@@ -185,6 +186,15 @@ if [ -n "$VARIANT_HOSTS$UNCHECKED_HOSTS" ] && [ -d .device/coppelius-host ]; the
     $VARIANT_HOSTS ${UNCHECKED_HOSTS:+--unchecked $UNCHECKED_HOSTS} --configs $CONFIGS --repeats 2 \
     > "$LOG/coppelius_variants.log" 2>&1
   note "coppelius host variants ($VARIANT_HOSTS${UNCHECKED_HOSTS:+; unchecked:$UNCHECKED_HOSTS}) against the plain host: exit $?"
+fi
+
+# sm_90 stores below shared 0x400 (the system's first KiB): what the GPU does, recorded in
+# $LOG/shared_reserve.log; a run of its own before the faulting hosts (its kernel may fault: it runs in
+# a child process of its own)
+if python3 -c "import pytest" > /dev/null 2>&1; then
+  SHARED_RESERVE_LOG=$LOG/shared_reserve.log timeout -s INT -k 10 180 python3 -m pytest -m gpu \
+    tests/gpu/test_shared_reserve_gpu_s41.py -v -s -p no:cacheprovider > "$LOG/pytest_shared_reserve.log" 2>&1
+  note "pytest -m gpu tests/gpu/test_shared_reserve_gpu_s41.py (stores below shared 0x400 on sm_90): exit $?"
 fi
 
 # LAST: hosts that fault the GPU on purpose (a far store: Xid 31; a trap: Xid 13), each its own

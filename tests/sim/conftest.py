@@ -1,6 +1,7 @@
 """Shared fixtures for the simulator tests: Bob built once per target, the reference case."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -53,3 +54,30 @@ def case():
     config = BobConfig()
     state = formats.Checkpoint(inputs["P"], inputs["M"], inputs["V"], int(inputs["step"]))
     return record, formats.encode_checkpoint(config.contract, state), np.load(DATA / "expected-1.npz"), config
+
+
+def shared_base(target: str) -> int:
+    """Where a block's own shared memory starts on `target`: bobc.targets SMResources.shared_base
+    (sm_90 keeps its first KiB for the system; tests/sass/test_shared_base_s41.py holds the row to
+    where ptxas places a kernel's `.shared` variables)."""
+    return TARGETS[target].sm_resources.shared_base
+
+
+_SHARED_OPERAND = re.compile(r"^(\s*(?:@!?U?P\w+\s+)?(?:STS|LDS|ATOMS|LDSM)\S*\s[^\[\n]*)\[(R\d+|RZ)(?:\+(0x[0-9a-fA-F]+))?\]",
+                             re.MULTILINE)
+
+
+def above_shared_base(kernel: str, target: str) -> str:
+    """`kernel` (a test's SASS text written for shared memory from 0) moved to `target`'s
+    shared_base: each STS / LDS / ATOMS / LDSM address gets the base added to its immediate and
+    `.shared` grows by it.  Unchanged where the base is 0 (sm_86)."""
+    base = shared_base(target)
+    if not base:
+        return kernel
+
+    def move(m):
+        return f"{m.group(1)}[{m.group(2)}+{int(m.group(3) or '0', 16) + base:#x}]"
+
+    kernel = _SHARED_OPERAND.sub(move, kernel)
+    return re.sub(r"^(\s*\.shared\s+)(\S+)", lambda m: f"{m.group(1)}{int(m.group(2), 0) + base}", kernel,
+                  flags=re.MULTILINE)

@@ -13,6 +13,8 @@ import pytest
 from bobc.sim.faults import BlocksRace
 from bobc.sim.kernel import buffer_addresses, run_kernel
 
+from .conftest import above_shared_base
+
 TARGETS = pytest.mark.parametrize("target", ["sm_86", "sm_90"])
 
 
@@ -62,7 +64,7 @@ def _ticket(fence: str, target: str):
     buffers = {"out": np.zeros(32, np.uint32), "partial": np.zeros(64, np.uint32), "ticket": np.zeros(1, np.uint32)}
     at = buffer_addresses(buffers)
     params = b"".join(int(at[name]).to_bytes(8, "little") for name in ("out", "partial", "ticket"))
-    return run_kernel(_ticket_kernel(fence), target, grid=(2,), block=(32,), params=params, buffers=buffers)
+    return run_kernel(above_shared_base(_ticket_kernel(fence), target), target, grid=(2,), block=(32,), params=params, buffers=buffers)
 
 
 @TARGETS

@@ -21,6 +21,8 @@ import pytest
 from bobc.sim.faults import BlocksRace
 from bobc.sim.kernel import buffer_addresses, run_kernel
 
+from .conftest import above_shared_base
+
 TARGETS = pytest.mark.parametrize("target", ["sm_86", "sm_90"])
 
 
@@ -137,7 +139,7 @@ def _ticket(blocks: int, last_writes_data: bool, target: str):
     buffers = {"out": np.zeros(32, np.uint32), "partial": np.zeros(32 * blocks, np.uint32),
                "ticket": np.zeros(1, np.uint32), "data": data.copy()}
     at = buffer_addresses(buffers)
-    return run_kernel(_ticket_kernel(blocks, last_writes_data), target, grid=(blocks,), block=(32,),
+    return run_kernel(above_shared_base(_ticket_kernel(blocks, last_writes_data), target), target, grid=(blocks,), block=(32,),
                       params=_pointers(at, "out", "partial", "ticket", "data"), buffers=buffers)
 
 

@@ -8,12 +8,15 @@ import pytest
 from bobc.sim.faults import Hazard
 from bobc.sim.kernel import run_kernel
 
+from .conftest import shared_base
+
 TARGETS = pytest.mark.parametrize("target", ["sm_86", "sm_90"])
 
 
 def _run(target, body):
-    text = "[B------:R-:W-:-:S05] MOV R0, 0x4\n" + body + "\n[B------:R-:W-:-:S05] EXIT\n"
-    return run_kernel(text, target, grid=1, block=32, params=[], shared_bytes=64)
+    base = shared_base(target)          # R0: a shared address past sm_90's system KiB (docs/targets.md)
+    text = f"[B------:R-:W-:-:S05] MOV R0, {base + 0x4:#x}\n" + body + "\n[B------:R-:W-:-:S05] EXIT\n"
+    return run_kernel(text, target, grid=1, block=32, params=[], shared_bytes=base + 64)
 
 
 @TARGETS

@@ -62,26 +62,27 @@ ARRIVE_WAIT = """[B------:R-:W-:-:S06] MEMBAR.ALL.GPU
 [B------:R-:W-:-:S01] UCGABAR_WAIT
 [B------:R-:W-:-:S01] CCTL.IVALL
 """
+# each block's word at shared 0x400: sm_90 keeps the first KiB for the system (docs/targets.md)
 CLUSTER_PRELUDE = """.kernel peek
 .registers 16
 S2R R0, SR_TID.X
 S2R R1, SR_CgaCtaId
 SHF.L.U32 R2, R1, 0x18, RZ
-STS [R2], R1
+STS [R2+0x400], R1
 """ + ARRIVE_WAIT + "ISETP.NE.U32.AND P0, PT, R1, RZ, PT\n"
 
 
 def _peek(rest: str):
     """Rank 0 reads rank 1's word through the window; `rest`: what the blocks do after."""
     text = CLUSTER_PRELUDE + rest
-    return run_kernel(text, "sm_90", (2, 1, 1), (32, 1, 1), [], {}, shared_bytes=16, cluster=(2, 1, 1))
+    return run_kernel(text, "sm_90", (2, 1, 1), (32, 1, 1), [], {}, shared_bytes=0x410, cluster=(2, 1, 1))
 
 
 def test_a_peer_that_exits_before_it_is_read_is_a_fault():
     with pytest.raises(SimulationFault, match="whose block has exited"):
         _peek("""@P0 EXIT
 S2R R5, SR_SWINHI
-MOV R4, 0x1000000
+MOV R4, 0x1000400
 LD.E R6, [R4]
 EXIT
 """)
@@ -94,7 +95,7 @@ FENCE = """[B------:R-:W-:-:S06] MEMBAR.ALL.GPU
 """
 SECOND_BARRIER = """@P0 BRA hold
 S2R R5, SR_SWINHI
-MOV R4, 0x1000000
+MOV R4, 0x1000400
 LD.E R6, [R4]
 FADD R6, R6, RZ
 hold:
@@ -137,8 +138,8 @@ def test_a_plain_offset_from_a_later_rank_is_refused():
     bench/results/cuda-cluster-launch-h200.md), and so does the simulator."""
     text = CLUSTER_PRELUDE.replace("SHF.L.U32 R2, R1, 0x18, RZ", "MOV R2, 0x0") + "EXIT\n"
     with pytest.raises(SimulationFault, match="carries its block's rank in the top byte"):
-        run_kernel(text, "sm_90", (2, 1, 1), (32, 1, 1), [], {}, shared_bytes=16, cluster=(2, 1, 1))
-    run_kernel(text, "sm_90", (2, 1, 1), (32, 1, 1), [], {}, shared_bytes=16)     # unclustered: rank 0
+        run_kernel(text, "sm_90", (2, 1, 1), (32, 1, 1), [], {}, shared_bytes=0x410, cluster=(2, 1, 1))
+    run_kernel(text, "sm_90", (2, 1, 1), (32, 1, 1), [], {}, shared_bytes=0x410)     # unclustered: rank 0
 
 
 WINDOW_LOAD = """.kernel w
@@ -161,4 +162,4 @@ def test_the_window_load_waits_for_its_address_high_word():
     unwaited = WINDOW_LOAD.replace("S2R R5, SR_SWINHI", "[B------:R-:W5:-:S02] S2R R5, SR_SWINHI").replace(
         "LD.E R6, [R4]", "[B------:R-:W4:-:S02] LD.E R6, [R4]")
     with pytest.raises(Hazard, match="R5"):
-        run_kernel(unwaited, "sm_90", (1, 1, 1), (32, 1, 1), [], {}, shared_bytes=16)
+        run_kernel(unwaited, "sm_90", (1, 1, 1), (32, 1, 1), [], {}, shared_bytes=0x410)

@@ -15,7 +15,7 @@ from bobc.errors import BobcError
 from bobc.sim.faults import SimulationFault, Unmodeled
 from bobc.sim.kernel import Pointer, run_kernel
 
-from .conftest import REPO
+from .conftest import REPO, above_shared_base, shared_base
 
 TARGETS = ["sm_86", "sm_90"]
 
@@ -52,8 +52,10 @@ def test_shared_memory_out_of_bounds_names_the_thread_that_strays(target):
     """Threads 64..127 of block (1, 0, 0) store past 256 bytes; the first of them is named."""
     text = (".kernel oobsh\n.shared 256\n    S2R R0, SR_TID.X\n    IMAD.SHL.U32 R8, R0, 0x4, RZ\n"
             "    STS [R8], R0\n    EXIT\n")
-    fault = fault_of(text, target, grid=(2, 1, 1), block=(128, 1, 1))
-    assert "shared-memory access at 0x100 (4 bytes) lies outside the block's 256 bytes" in fault.message
+    base = shared_base(target)          # sm_90's first KiB is the system's: the kernel's bytes start past it
+    fault = fault_of(above_shared_base(text, target), target, grid=(2, 1, 1), block=(128, 1, 1))
+    assert (f"shared-memory access at {0x100 + base:#x} (4 bytes) lies outside the block's {256 + base} bytes"
+            in fault.message), fault.message
     assert fault.message.endswith("first faulting thread (64, 0, 0) of block (0, 0, 0) (warp 2, lane 0)")
     assert (fault.launch, fault.pc, line_of(fault)) == ("kernel oobsh", 0x20, 5)
 

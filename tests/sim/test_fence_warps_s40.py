@@ -13,6 +13,8 @@ import pytest
 from bobc.sim.faults import BlocksRace
 from bobc.sim.kernel import buffer_addresses, run_kernel
 
+from .conftest import above_shared_base
+
 TARGETS = pytest.mark.parametrize("target", ["sm_86", "sm_90"])
 THREADS = 64          # two warps per block
 
@@ -65,7 +67,7 @@ def _ticket(kernel: str, target: str):
                "ticket": np.zeros(1, np.uint32)}
     at = buffer_addresses(buffers)
     params = b"".join(int(at[name]).to_bytes(8, "little") for name in ("out", "partial", "ticket"))
-    return run_kernel(kernel, target, grid=(2,), block=(THREADS,), params=params, buffers=buffers)["out"]
+    return run_kernel(above_shared_base(kernel, target), target, grid=(2,), block=(THREADS,), params=params, buffers=buffers)["out"]
 
 
 EXPECTED = [(t + 7) + (64 + t + 7) for t in range(THREADS)]

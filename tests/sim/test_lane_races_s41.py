@@ -18,6 +18,8 @@ import pytest
 from bobc.sim.faults import LanesRace
 from bobc.sim.kernel import buffer_addresses, run_kernel
 
+from .conftest import shared_base
+
 TARGETS = pytest.mark.parametrize("target", ["sm_86", "sm_90"])
 
 HEAD = """
@@ -55,17 +57,19 @@ def test_lanes_storing_different_values_to_one_global_word_race(target):
 
 @TARGETS
 def test_lanes_storing_different_values_to_one_shared_word_race(target):
+    at = 0x8 + shared_base(target)      # past sm_90's system KiB (docs/targets.md)
     with pytest.raises(LanesRace) as caught:
-        _run("    STS [0x8], R0\n    LDS R4, [0x8]\n    STG.E [R10.64], R4\n", target, shared=64)
+        _run(f"    STS [{at:#x}], R0\n    LDS R4, [{at:#x}]\n    STG.E [R10.64], R4\n", target, shared=at + 56)
     message = caught.value.message
-    assert "(STS [0x8], R0)" in message and "the same 4 bytes at shared byte 0x8" in message, message
+    assert f"(STS [{at:#x}], R0)" in message and f"the same 4 bytes at shared byte {at:#x}" in message, message
 
 
 @TARGETS
 def test_lanes_storing_the_same_value_are_accepted(target):
     """All lanes store 7 to out[0]: whichever lane's write lands, out[0] is 7 (deterministic)."""
-    out = _run("    MOV R2, 0x7\n    STG.E [R10.64], R2\n    STS [RZ], R2\n    LDS R4, [RZ]\n"
-               "    STG.E [R10.64+0x4], R4\n", target, shared=16)
+    at = shared_base(target)            # past sm_90's system KiB (docs/targets.md)
+    out = _run(f"    MOV R2, 0x7\n    STG.E [R10.64], R2\n    STS [{at:#x}], R2\n    LDS R4, [{at:#x}]\n"
+               "    STG.E [R10.64+0x4], R4\n", target, shared=at + 16)
     assert out[0] == 7 and out[1] == 7
 
 

@@ -13,6 +13,8 @@ import pytest
 from bobc.sim.faults import WarpsRace
 from bobc.sim.kernel import buffer_addresses, run_kernel
 
+from .conftest import above_shared_base
+
 TARGETS = pytest.mark.parametrize("target", ["sm_86", "sm_90"])
 
 
@@ -45,7 +47,7 @@ def _kernel(reads: str) -> str:
 def _run(kernel: str, target: str):
     buffers = {"out": np.zeros(96, np.uint32)}
     at = buffer_addresses(buffers)
-    return run_kernel(kernel, target, grid=(1,), block=(96,), params=int(at["out"]).to_bytes(8, "little"),
+    return run_kernel(above_shared_base(kernel, target), target, grid=(1,), block=(96,), params=int(at["out"]).to_bytes(8, "little"),
                       buffers=buffers)["out"]
 
 

@@ -1,7 +1,8 @@
 """Where a TMA copy may land in shared memory (probe s40 mutants4).  By hand from docs/tensor-maps.md
 "How a copy lands": under the 128-byte swizzle a box of 32 rows of 32 binary16 (64-byte rows) takes
 each row's whole 128-byte span, 32 x 128 = 4096 bytes of shared memory (not the box's 2048 bytes);
-at shared 0x400 it needs 0x400 + 4096 = 5120 bytes -- exactly 5120 fits, 4096 does not -- and its
+at shared 0x400 it needs 0x400 + 4096 = 5120 bytes -- exactly 5120 fits, 4096 does not (the mbarrier
+sits in 8 bytes past them) -- and its
 destination must be 128-byte aligned (CUDA C++ Programming Guide, "Using TMA to transfer
 multi-dimensional arrays": the shared memory address must be 128-byte aligned), so 0x440 is refused."""
 from __future__ import annotations
@@ -23,9 +24,11 @@ def _copy(shared: int, destination: int = 0x400):
     at = buffer_addresses(buffers)
     buffers["map"][:] = np.frombuffer(encode_tiled(TiledTensor("float16", at["tensor"], shape[::-1], (shape[1] * 2,),
                                                                box, swizzle="128b")), np.uint8)
-    kernel = KERNEL.replace(".shared 66560", f".shared {shared}").replace("UMOV UR8, 0x400", f"UMOV UR8, {destination:#x}")
+    # the mbarrier sits in the 8 bytes past the room (KERNEL keeps it at 0x10400: sm_90's first KiB is the system's)
+    kernel = (KERNEL.replace(".shared 66568", f".shared {shared + 8}").replace("UMOV UR8, 0x400", f"UMOV UR8, {destination:#x}")
+              .replace("0x10400", f"{shared:#x}"))
     params = ["map", "out", np.int32(0), np.int32(0), np.uint32(2048), np.uint32(128)]
-    return run_kernel(kernel, "sm_90", (1, 1, 1), (32, 1, 1), params, buffers, shared_bytes=shared, check_hazards=False)
+    return run_kernel(kernel, "sm_90", (1, 1, 1), (32, 1, 1), params, buffers, shared_bytes=shared + 8, check_hazards=False)
 
 
 def test_a_copy_whose_spans_end_at_the_end_of_shared_memory_runs():

@@ -24,13 +24,13 @@ from bobc.sim.kernel import buffer_addresses, run_kernel
 BASE = 0x400                       # the tile's shared address (1024-aligned: the swizzle's own pattern)
 KERNEL = """
 .kernel tma_tile_copy
-.shared 66560
+.shared 66568
     S2R R0, SR_TID.X
     ULDC.64 UR4, c[0x0][memory_descriptor]
     ULDC.64 UR24, c[0x0][param+0x0]    // the tensor map
     ULDC.64 UR10, c[0x0][param+0x10]   // the box's coordinates
     UMOV UR8, 0x400                    // the tile
-    UMOV UR9, 0x0                      // the mbarrier
+    UMOV UR9, 0x10400                  // the mbarrier, past the tile (sm_90's first KiB is the system's)
     MOV R44, c[0x0][param+0x18]        // the box's bytes
     ISETP.NE.U32.AND P1, PT, R0, RZ, PT
     BSSY B0, issued
@@ -45,7 +45,7 @@ KERNEL = """
     [B------:R3:W-:-:S10] UTMALDG.2D [UR8], [UR24]
 issued:
     BSYNC B0
-    MOV R42, RZ
+    MOV R42, 0x10400
     MOV R43, RZ
 wait:
     [B------:R-:W4:-:S03] SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R42+URZ], R43

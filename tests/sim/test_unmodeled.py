@@ -27,13 +27,15 @@ def test_an_unmodeled_instruction_is_refused_by_name(target, text, name):
 
 @pytest.mark.parametrize("target", [SM86, SM90], ids=["sm_86", "sm_90"])
 def test_shared_memory_past_the_launch_s_size_is_a_fault(target):
-    code = assemble("MOV R0, RZ\nMOV R1, RZ\nSTS [R0+0x40], R1\nEXIT", target).code
+    base = target.sm_resources.shared_base      # sm_90's first KiB is the system's: the block's bytes start past it
+    code = assemble(f"MOV R0, {base:#x}\nMOV R1, RZ\nSTS [R0+0x40], R1\nEXIT", target).code
     instructions = sass_frontend.decode(code, target.nvdisasm_arch)
     geometry = LaunchGeometry("launch 0 (test)", (1, 1, 1), (32, 1, 1), 8, bytes(1024), target.nvdisasm_arch,
-                              shared_bytes=64)
+                              shared_bytes=base + 64)
     with pytest.raises(SimulationFault) as caught:
         Launch(geometry, instructions, Memory([], []), check_hazards=False).run()
-    assert "shared-memory access at 0x40 (4 bytes) lies outside the block's 64 bytes" in caught.value.message
+    assert (f"shared-memory access at {base + 0x40:#x} (4 bytes) lies outside the block's {base + 64} bytes"
+            in caught.value.message), caught.value.message
 
 
 @pytest.mark.parametrize("target", [SM86, SM90], ids=["sm_86", "sm_90"])

@@ -13,6 +13,8 @@ import pytest
 from bobc.sim.faults import WarpsRace
 from bobc.sim.kernel import buffer_addresses, run_kernel
 
+from .conftest import above_shared_base, shared_base
+
 TARGETS = pytest.mark.parametrize("target", ["sm_86", "sm_90"])
 
 
@@ -41,7 +43,7 @@ def _swap_kernel(between: str, load: str = "LDS R4, [R3]") -> str:
 def _run(kernel: str, target: str, threads: int = 64):
     buffers = {"out": np.zeros(threads, np.uint32)}
     at = buffer_addresses(buffers)
-    return run_kernel(kernel, target, grid=(1,), block=(threads,), params=int(at["out"]).to_bytes(8, "little"),
+    return run_kernel(above_shared_base(kernel, target), target, grid=(1,), block=(threads,), params=int(at["out"]).to_bytes(8, "little"),
                       buffers=buffers)["out"]
 
 
@@ -50,9 +52,12 @@ def test_a_load_of_another_warps_store_without_a_barrier_races(target):
     with pytest.raises(WarpsRace) as caught:
         _run(_swap_kernel("NOP"), target)
     message = caught.value.message
-    assert "warps of block (0, 0, 0) race on shared byte 0x80" in message, message
-    assert "thread (32, 0, 0) of block (0, 0, 0) (warp 1, lane 0) stores to it at 0x0030 (STS [R1], R0)" in message, message
-    assert "thread (0, 0, 0) of block (0, 0, 0) (warp 0, lane 0) loads it at 0x0070 (LDS R4, [R3])" in message, message
+    base = shared_base(target)          # the kernel's words start past sm_90's system KiB (above_shared_base)
+    at = f"+{base:#x}" if base else ""
+    assert f"warps of block (0, 0, 0) race on shared byte {0x80 + base:#x}" in message, message
+    assert (f"thread (32, 0, 0) of block (0, 0, 0) (warp 1, lane 0) stores to it at 0x0030 (STS [R1{at}], R0)"
+            in message), message
+    assert f"thread (0, 0, 0) of block (0, 0, 0) (warp 0, lane 0) loads it at 0x0070 (LDS R4, [R3{at}])" in message, message
     assert "BAR.SYNC" in caught.value.hint
 
 

@@ -297,6 +297,15 @@ def source_directives(lines: list[SourceLine], target: Target | None = None) -> 
                                     f"{sm.carveouts_kib[-1]} KiB less the {sm.shared_reserved} bytes reserved per "
                                     f"block)", _value_span(line, value),
                                     hint="declare the bytes a block of the kernel uses")
+                base = target.sm_resources.shared_base if target is not None else 0
+                if 0 < number <= base:
+                    raise BobcError(f".shared {value} on {target.name} leaves a block no shared memory of its own: "
+                                    f"the first {base} bytes of its shared window (0x0..{base - 1:#x}) are the "
+                                    f"system's, so the kernel's own bytes start at {base:#x}",
+                                    _value_span(line, value),
+                                    hint=f"address the block's shared memory from {base:#x} and declare .shared "
+                                         f"{base:#x} more than the kernel uses (.shared {number + base:#x} for "
+                                         f"{number} bytes)")
             setattr(found, key[1:], number)
         else:
             raise BobcError(f"unknown directive '{_quoted(key)}' (known: .kernel, .registers, .shared)", line.span)

@@ -46,6 +46,7 @@ POISON_WORD = 0xFFFFFFFF   # what an unwritten register or shared byte holds in 
 from ..plan.model import cluster_tiles
 from ..resources import doc
 from .arch import sim_arch
+from ..targets import TARGETS
 from .faults import BlocksRace, Hazard, LanesRace, WarpsRace, OutOfBounds, SimulationFault, Unmodeled
 from .hazards import Checker
 from .memory import Memory, Residency
@@ -317,6 +318,9 @@ class Launch:
         self.preds[PT] = self.preds[UPT_ROW] = True
         self.uregs = LazyRows(64, n, POISON_WORD, np.uint32)
         self.shared_bytes = geometry.shared_bytes
+        # the bytes below it are the system's (bobc.targets SMResources.shared_base: 0x400 on sm_90)
+        self.shared_target = next((t for t in TARGETS.values() if t.nvdisasm_arch == geometry.arch), None)
+        self.shared_base = self.shared_target.sm_resources.shared_base if self.shared_target is not None else 0
         self.shared = np.full(self.blocks * geometry.shared_bytes, POISON_WORD & 0xFF, dtype=np.uint8)
         self.local_bytes = geometry.local_bytes
         self.local = None                       # [threads * local_bytes] bytes, made on first use
@@ -790,7 +794,7 @@ class Launch:
                     self.divergence.converged()
                 else:
                     self.divergence.issue(at, ins)
-                if ins.guard != PT:
+                if ins.guard != PT or ins.guard_negated:     # @!PT: never (ptxas's `@!PT LDS RZ, [RZ]`)
                     g = self.preds[ins.guard]
                     g = ~g if ins.guard_negated else g
                     mask = g if at is True else (at & g)
@@ -2195,6 +2199,9 @@ class Launch:
         if kind == "EXCH" and "64" in mods:          # mbarrier.init: the 64-bit initial state
             for lane in self._first_lanes(mask):
                 offset = int(self._shared_offsets(ins, o[1])[lane]) & 0xFFFFFF
+                if offset < self.shared_base:
+                    self._refuse_system_shared(ins, np.array([offset]), 8, np.arange(self.threads) == lane,
+                                               "an mbarrier (SYNCS.EXCH.64)")
                 low, high = int(self._ureg(o[2].index)[lane]), int(self._ureg(o[2].index + 1)[lane])
                 count = 0x100000 - (low >> 1)
                 if low != (0x100000 - count) << 1 or high != ((0x100000 - count) << 11) & 0xFFFFFFFF:
@@ -2307,6 +2314,8 @@ class Launch:
                 offsets = destination + (np.arange(tile.size) // row) * span + np.arange(tile.size) % row
                 landed = tile.size // row * span
                 offsets = offsets ^ (((offsets >> 7) & (span // 16 - 1)) << 4)
+            self._refuse_system_shared(ins, np.array([destination]), landed,
+                                        np.arange(self.threads) == lane, f"a copy of {tile.size} bytes to shared")
             if destination % 128 or destination + landed > self.shared_bytes:
                 self._fail(ins, f"a copy of {tile.size} bytes ({landed} bytes of shared memory) to shared "
                                 f"{destination:#x} (128-byte aligned, within the block's {self.shared_bytes})",
@@ -2716,6 +2725,7 @@ class Launch:
             self._fail(ins, f"reads the shared memory of cluster rank {int(rank[np.argmax(gone)])}, whose block has "
                             "exited: keep it at the cluster's barrier until its peers are done reading",
                        thread=self._first(mask, gone))
+        self._refuse_system_shared(ins, local, size, mask, "cluster shared-memory access")
         bad = (local + size > self.shared_bytes) | (local % size != 0)
         if bad.any():
             self._fail(ins, f"cluster shared-memory access at {int(local[np.argmax(bad)]):#x} ({size} bytes) is "
@@ -2841,6 +2851,25 @@ class Launch:
             offset = offset + self.uregs[m.ureg].astype(np.int64)
         return (offset + m.value) & 0xFFFFFFFF
 
+    def _refuse_system_shared(self, ins, offset, size: int, mask, what: str = "shared-memory access") -> None:
+        """Refuse an access (`offset`: a block's shared offsets, one per thread of `mask`) that reaches
+        below the target's shared_base: those bytes of the block's window are the system's (sm_90's
+        first KiB: ptxas never addresses them, %reserved_smem_offset_begin / _end are 0 / 0x400),
+        so a kernel writing them may break what the system keeps there and one reading them reads
+        the system's bytes -- on the GPU silently (docs/targets.md, "Shared memory the system keeps")."""
+        base = self.shared_base
+        if not base:
+            return
+        low = np.asarray(offset) < base
+        if not low.any():
+            return
+        first = int(np.asarray(offset)[np.argmax(low)])
+        self._fail(ins, f"{what} at {first:#x} ({size} bytes) is below {base:#x}: on {self.shared_target.name} the "
+                        f"first {base} bytes of a block's shared memory are the system's (ptxas places a kernel's "
+                        f"own shared memory from {base:#x}, and PTX's %reserved_smem_offset_begin..end is "
+                        f"0..{base:#x} there); address the block's shared memory from {base:#x} and declare "
+                        f"`.shared` {base:#x} bytes more than the kernel uses", thread=self._first(mask, low))
+
     def _shared_addresses(self, ins, m: Operand, size: int, mask, offset=None, copying=False):
         """The bytes' indices in self.shared; refuses an access outside the block's shared memory,
         and one (not `copying`: an LDGSTS's own destination) to bytes an LDGSTS has yet to land
@@ -2863,6 +2892,7 @@ class Launch:
                             f"byte (CgaCtaId << 24 | offset); the GPU refuses another (add the rank, as ptxas does)",
                        thread=self._first(mask, (offset >> 24) != rank))
         offset = np.where((offset >> 24) == rank, offset & 0xFFFFFF, offset)
+        self._refuse_system_shared(ins, offset, size, mask)
         bad = (offset + size > self.shared_bytes) | (offset % size != 0)
         if bad.any():
             first = int(offset[np.argmax(bad)])
