@@ -27,6 +27,8 @@ from bobc.nvtools import nvdisasm  # noqa: E402
 from bobc.sim.faults import LanesRace  # noqa: E402
 from bobc.sim.kernel import buffer_addresses, run_kernel  # noqa: E402
 
+from .conftest import shared_base  # noqa: E402
+
 TARGETS = ("sm_86", "sm_90")
 
 HEAD = """    S2R R0, SR_TID.X
@@ -62,7 +64,10 @@ def _run_sass(name: str, target: str) -> np.ndarray:
     buffers = {"out": np.zeros(32, np.uint32)}
     at = buffer_addresses(buffers)
     body = SASS[name].replace("{warpsync}", "WARPSYNC 0xffffffff" if target == "sm_86" else "WARPSYNC.ALL")
-    text = f".kernel {name}\n.shared 256\n" + HEAD + body + TAIL
+    base = shared_base(target)          # past sm_90's system KiB (docs/targets.md); 0 on sm_86
+    if base:
+        body = body.replace("[R3]", f"[R3+{base:#x}]").replace("[R3+-0x40]", f"[R3+{base - 0x40:#x}]")
+    text = f".kernel {name}\n.shared {256 + base}\n" + HEAD + body + TAIL
     return run_kernel(text, target, grid=(1,), block=(32,), params=int(at["out"]).to_bytes(8, "little"),
                       buffers=buffers)["out"]
 
@@ -72,8 +77,10 @@ def test_diverged_store_then_load_is_refused(target):
     with pytest.raises(LanesRace) as caught:
         _run_sass("twopaths", target)
     message = caught.value.message
-    assert "lanes of one warp race on shared byte 0x0" in message
-    assert "(warp 0, lane 0) stores to it at 0x0070 (STS [R3], R2)" in message
+    base = shared_base(target)
+    store = f"STS [R3+{base:#x}], R2" if base else "STS [R3], R2"
+    assert f"lanes of one warp race on shared byte {base:#x}" in message
+    assert f"(warp 0, lane 0) stores to it at 0x0070 ({store})" in message
     assert "(warp 0, lane 16) loads it at 0x0090" in message
     assert "the branch at 0x0060 (@P0 BRA 0x90)" in message
     assert caught.value.exit_code == 7 and caught.value.pc == 0x90
