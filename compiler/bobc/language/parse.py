@@ -592,6 +592,43 @@ def _acceptable(error: lark.exceptions.UnexpectedToken) -> set:
         return error.expected
 
 
+def module_line_hint(path: str) -> str:
+    """What to write as the first line of the module file `path`, whose search folder is not
+    known yet (a plan's root is its folder minus the module path the module line gives): the
+    name its path gives from its own folder and, when that folder's name is a module name's
+    part, from the folder above (docs/language.md "Search path": A.B.C is the file A/B/C.bob)."""
+    file = Path(path)
+    stem, folder = file.stem, file.resolve().parent.name
+    part = re.compile(r"[A-Za-z_][A-Za-z0-9_']*(-[A-Za-z0-9_']+)*\Z")
+    if not part.match(stem):
+        return ("write `module A.B.C` as the file's first line, A.B.C being its path A/B/C.bob "
+                "from the folder it is searched in")
+    names = f"`module {stem}` when its own folder is the one searched"
+    if part.match(folder) and folder not in RESERVED_WORDS:
+        names += f", `module {folder}.{stem}` when the folder above {folder}/ is"
+    return (f"write the module's name as the file's first line: {names} (A.B.C is the file "
+            f"A/B/C.bob under the plan's root, an -I folder or the standard library)")
+
+
+class MissingModuleLine(ParseError):
+    """A module file whose first form is not its `module` line; an importer, which knows the
+    name the file must declare, replaces the hint with it (modules.py)."""
+
+
+def _missing_module_line(token, path: str) -> ParseError:
+    import difflib
+
+    word = str(token)
+    typo = word != "module" and difflib.get_close_matches(word.lower(), ["module"], cutoff=0.7)
+    hint = module_line_hint(path)
+    if typo:
+        hint = f"did you mean `module` (keywords are lower case)? {hint}"
+    message = (f"the file's first word '{word}' is not the keyword `module`" if typo else
+               f"this file has no module line: it begins with '{word}'")
+    return MissingModuleLine(f"{message}, where `module NAME` must come first",
+                             _token_span(path, token), hint=hint)
+
+
 def _keyword_definition_name(token, path: str) -> ParseError:
     return ParseError(f"'{token}' is a keyword of the language: a definition named so could "
                       f"never be used (`{token}` in an expression is read as the keyword)",
@@ -632,6 +669,8 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
             hint = (_glued_comment(text, offset) or _unterminated_family(text, offset, error.expected)
                     or hint)
             return ParseError(f"the file ends too early: expected {expected}", span, hint=hint)
+        if _code_before(text, token.start_pos)[1] == "":
+            return _missing_module_line(token, path)
         hint = None
         if str(token) == "import":
             hint = "imports come right after the module line, before any def or family"
