@@ -69,3 +69,16 @@ def test_a_misspelt_eliminate_is_named_by_the_resolver(tmp_path):
     # "def a : Nat = (" is 15 characters: elimnate begins at column 16
     assert "T.bob:2:16: error: unknown name elimnate" in done.stderr
     assert "hint: elimnate is not a form of the language; did you mean eliminate?" in done.stderr
+
+
+@pytest.mark.parametrize("text, line, column, before", [
+    # "family Pair : " is 14 characters: Type at column 15; the parser stops at the next line's constructor
+    ("module T\nfamily Pair : Type\n  constructor MkPair\nend-family\n", 2, 15, "constructor"),
+    ("module T\ndef T : Type = Nat\n", 2, 9, "="),                          # "def T : " is 8 characters
+    ("module T\ndef f = (lambda unrestricted x : Type . x)\n", 2, 34, "."),   # 33 characters before Type
+])
+def test_type_without_its_level(text, line, column, before):
+    error = _refusal(text)
+    assert (error.span.line, error.span.column) == (line, column)
+    assert error.message == f"'Type' needs its universe level, a natural number, before '{before}'"
+    assert error.hint.startswith("write `Type 0` for the types of values")

@@ -671,6 +671,14 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
             return ParseError(f"the file ends too early: expected {expected}", span, hint=hint)
         if _code_before(text, token.start_pos)[1] == "":
             return _missing_module_line(token, path)
+        if _code_before(text, token.start_pos)[1] == "Type" and not at_end:
+            # `Type` alone: a universe needs its level (docs/language.md: `Type n : Type n+1`)
+            start = _code_before(text, token.start_pos)[0]
+            line, column = _position(text, start)
+            return ParseError(f"'Type' needs its universe level, a natural number, before '{token}'",
+                              Span(path, line, column, line, column + 4),
+                              hint="write `Type 0` for the types of values (Nat, Bytes, a family of "
+                                   "them), `Type 1` for the types of those")
         hint = None
         if str(token) == "import":
             hint = "imports come right after the module line, before any def or family"
