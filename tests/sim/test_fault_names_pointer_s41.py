@@ -46,6 +46,7 @@ def test_a_short_extent_is_named_by_its_param_line(tmp_path):
                            "--predictions", "p.bin", "--result", "r.bin"],
                           capture_output=True, text=True, cwd=tmp_path, timeout=600)
     assert done.returncode == 7, done.stderr
-    assert (f"the nearest declared pointer: param 0 (the weights then the bias W: read 4*hi[3] = 28 bytes, "
+    # word 44: sm_86's parameters start at bank 0 byte 0x160 (bobc dump's parameter_base), 0x160 / 8 = 44
+    assert (f"the nearest declared pointer: param 0 (word 44, the weights then the bias W: read 4*hi[3] = 28 bytes, "
             f"{kernel.relative_to(tmp_path)}:{line}) [") in done.stderr
     assert "), 0 bytes past its end)" in done.stderr

@@ -145,7 +145,8 @@ def footprint_of(launch, index: int, contract: KernelContract | None, argument_w
                 writes.append((address, address + extent))
             which = f" batch {batch}" if len(pointer.offsets) > 1 else ""
             pointers.append((address, address + extent,
-                             f"param {argument.index}{which} ({argument.what}: {argument.access} "
+                             f"param {argument.index}{which} (word {argument_word + argument.index}, "
+                             f"{argument.what}: {argument.access} "
                              f"{rule} = {extent} bytes{line})"))
     for mapped in declared_maps(index, launch, contract, argument_word):
         # the Tensor Memory Accelerator touches the map's extent from its pointer, as that pointer
