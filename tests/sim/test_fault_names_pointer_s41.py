@@ -19,11 +19,17 @@ EXAMPLE = REPO / "examples" / "linear_regression"
 
 
 def test_nearest_pointer_says_in_past_and_before():
+    from bobc.certify.kernels import Argument
+
+    a = Argument(0, "pointer", extent=16, access="read", what="A")
+    b = Argument(1, "pointer", access="write", what="B", rule="4*lo[2]")
     footprint = Footprint([(0x100, 0x110)], [(0x200, 0x240)],
-                          [(0x100, 0x110, "param 0 (A)"), (0x200, 0x240, "param 1 (B)")])
-    assert footprint.nearest_pointer(0x104) == "param 0 (A) [0x100, 0x110), 4 bytes in"
-    assert footprint.nearest_pointer(0x118) == "param 0 (A) [0x100, 0x110), 8 bytes past its end"
-    assert footprint.nearest_pointer(0x1f0) == "param 1 (B) [0x200, 0x240), 16 bytes before its start"
+                          [(0x100, 0x110, a, None, 44, None), (0x200, 0x240, b, 3, 45, None)])
+    assert footprint.nearest_pointer(0x104) == "param 0 (word 44, A: read 16 = 16 bytes) [0x100, 0x110), 4 bytes in"
+    assert footprint.nearest_pointer(0x118) == ("param 0 (word 44, A: read 16 = 16 bytes) [0x100, 0x110), 8 bytes "
+                                                "past its end")
+    assert footprint.nearest_pointer(0x1f0) == ("param 1 batch 3 (word 45, B: write 4*lo[2] = 64 bytes) [0x200, 0x240), "
+                                                "16 bytes before its start")
     assert Footprint([(0, 4)]).nearest_pointer(8) == ""
 
 

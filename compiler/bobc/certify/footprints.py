@@ -90,15 +90,18 @@ class Footprint:
         "param P (what: ACCESS EXTENT = N bytes, FILE:LINE) [start, end), A bytes in" (or "A bytes
         past its end", "A bytes before its start"); "" when the footprint names no pointer."""
         def distance(span):
-            start, end, _ = span
+            start, end = span[0], span[1]
             return 0 if start <= address < end else (address - end + 1 if address >= end else start - address)
         if not getattr(self, "pointers", ()):       # a footprint pickled before it had them
             return ""
-        start, end, what = min(self.pointers, key=lambda span: (distance(span), span[0]))
+        start, end, argument, batch, word, source = min(self.pointers, key=lambda span: (distance(span), span[0]))
         where = (f"{address - start} bytes in" if start <= address < end else
                  f"{address - end} bytes past its end" if address >= end else
                  f"{start - address} bytes before its start")
-        return f"{what} [{start:#x}, {end:#x}), {where}"
+        which = "" if batch is None else f" batch {batch}"
+        line = f", {shown_path(source)}:{argument.line}" if argument.line and source else ""
+        return (f"param {argument.index}{which} (word {word}, {argument.what}: {argument.access} "
+                f"{argument.rule or argument.extent} = {end - start} bytes{line}) [{start:#x}, {end:#x}), {where}")
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Footprint) and (self.reads, self.writes) == (other.reads, other.writes)
@@ -132,8 +135,6 @@ def footprint_of(launch, index: int, contract: KernelContract | None, argument_w
         if pointer.problem or pointer.address is None:
             return None
         argument = pointer.argument
-        rule = argument.rule or str(argument.extent)
-        line = f", {shown_path(contract.source)}:{argument.line}" if argument.line and contract.source else ""
         for batch, offset in enumerate(pointer.offsets):
             address = pointer.address + offset
             _, extent, _ = pointer_extent(residents, argument, address, pointer.words)
@@ -143,11 +144,9 @@ def footprint_of(launch, index: int, contract: KernelContract | None, argument_w
                 reads.append((address, address + extent))
             if argument.writes:
                 writes.append((address, address + extent))
-            which = f" batch {batch}" if len(pointer.offsets) > 1 else ""
-            pointers.append((address, address + extent,
-                             f"param {argument.index}{which} (word {argument_word + argument.index}, "
-                             f"{argument.what}: {argument.access} "
-                             f"{rule} = {extent} bytes{line})"))
+            # its words, not its text: a message (nearest_pointer) names it, and most launches raise none
+            pointers.append((address, address + extent, argument, batch if len(pointer.offsets) > 1 else None,
+                             argument_word + argument.index, contract.source))
     for mapped in declared_maps(index, launch, contract, argument_word):
         # the Tensor Memory Accelerator touches the map's extent from its pointer, as that pointer
         if mapped.address is None or mapped.extent is None:
