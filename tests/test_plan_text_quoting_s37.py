@@ -77,9 +77,10 @@ def _check(module: Path) -> str:
 # (the plan's bytes replaced, the hostile value's place in the message) -- a sample of the places
 PLACES = {
     "launch identity": ([(b'(lrLaunch b"linreg-sgd"', b"(lrLaunch " + HOSTILE)],
-                        f"launch 2 ({SHOWN}) runs region linreg-sgd's code"),
+                        f"launch 2 ({SHOWN}) names identity {SHOWN}, which no region has"),
     "region identity": ([(b'(lrRegion b"linreg-sgd"', b"(lrRegion " + HOSTILE)],
-                        f"launch 2 (linreg-sgd) runs region {SHOWN}'s code"),
+                        f"launch 2 (linreg-sgd) names identity linreg-sgd, which no region has (the regions: "
+                        f"linreg-loss-grad, {SHOWN}, linreg-predict); it runs region {SHOWN}'s code"),
     "kernel name": ([(b'linreg-sgd.sass" b"linreg-sgd"', b'linreg-sgd.sass" ' + HOSTILE)],
                     f"but the plan's SM86Program names it {SHOWN}"),
     "kernel source": ([(b'b"LinReg/kernels/linreg-sgd.sass"', HOSTILE)], f"kernel source {SHOWN} is in none of"),

@@ -65,10 +65,11 @@ def user_cache_base() -> Path | None:
 
 
 def off_reason() -> str:
-    """Why folder() is None, as the notices say it: BOBC_CACHE_DIR=off, or no home folder."""
+    """Why folder() is None, as the notices say it: BOBC_CACHE_DIR=off (as the user wrote it:
+    `OFF`, `Off` too), or no home folder."""
     override = os.environ.get("BOBC_CACHE_DIR")
     if override is not None and override.lower() == "off":
-        return "BOBC_CACHE_DIR=off"
+        return f"BOBC_CACHE_DIR={override}"     # only O, F and their lower cases lower to "off"
     return "HOME is unset and this user has no home folder, so there is no cache (set BOBC_CACHE_DIR for one)"
 
 

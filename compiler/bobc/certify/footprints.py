@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
+from ..errors import shown_path
 from ..plan.model import Plan
 from .kernels import KernelContract
 from .pointers import ByAddress, declared_maps, declared_pointers, pointer_extent, window_addresses
@@ -69,17 +70,38 @@ class _Intervals:
 class Footprint:
     """The byte ranges one launch may read and may write (`reads`, `writes`: sorted, merged)."""
 
-    __slots__ = ("reads", "writes", "_writes", "_touched")
+    __slots__ = ("reads", "writes", "_writes", "_touched", "pointers")
 
-    def __init__(self, reads=(), writes=()):
+    def __init__(self, reads=(), writes=(), pointers=()):
         self.reads = merged(reads)
         self.writes = merged(writes)
+        # (start, end, what) of each declared pointer's bytes, unmerged, for messages only
+        # (nearest_pointer): `what` names its parameter word, its access and extent and //@ line
+        self.pointers = tuple(pointers)
         self._writes = _Intervals(self.writes)
         self._touched = _Intervals(merged(self.reads + self.writes))
 
     def conflicts(self, other: "Footprint") -> bool:
         """True when one writes a byte the other reads or writes (they must stay ordered)."""
         return self._writes.meets(other._touched) or other._writes.meets(self._touched)
+
+    def nearest_pointer(self, address: int) -> str:
+        """Which declared pointer's bytes `address` lies in, or lies nearest to, for a message:
+        "param P (what: ACCESS EXTENT = N bytes, FILE:LINE) [start, end), A bytes in" (or "A bytes
+        past its end", "A bytes before its start"); "" when the footprint names no pointer."""
+        def distance(span):
+            start, end = span[0], span[1]
+            return 0 if start <= address < end else (address - end + 1 if address >= end else start - address)
+        if not getattr(self, "pointers", ()):       # a footprint pickled before it had them
+            return ""
+        start, end, argument, batch, word, source = min(self.pointers, key=lambda span: (distance(span), span[0]))
+        where = (f"{address - start} bytes in" if start <= address < end else
+                 f"{address - end} bytes past its end" if address >= end else
+                 f"{start - address} bytes before its start")
+        which = "" if batch is None else f" batch {batch}"
+        line = f", {shown_path(source)}:{argument.line}" if argument.line and source else ""
+        return (f"param {argument.index}{which} (word {word}, {argument.what}: {argument.access} "
+                f"{argument.rule or argument.extent} = {end - start} bytes{line}) [{start:#x}, {end:#x}), {where}")
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Footprint) and (self.reads, self.writes) == (other.reads, other.writes)
@@ -108,19 +130,23 @@ def footprint_of(launch, index: int, contract: KernelContract | None, argument_w
         return None
     if window_addresses(launch, contract, argument_word, windows, unused=False):
         return None
-    reads, writes = [], []
+    reads, writes, pointers = [], [], []
     for pointer in declared_pointers(index, launch, contract, argument_word):
         if pointer.problem or pointer.address is None:
             return None
-        for offset in pointer.offsets:
+        argument = pointer.argument
+        for batch, offset in enumerate(pointer.offsets):
             address = pointer.address + offset
-            _, extent, _ = pointer_extent(residents, pointer.argument, address, pointer.words)
+            _, extent, _ = pointer_extent(residents, argument, address, pointer.words)
             if extent is None:
                 return None
-            if pointer.argument.reads:
+            if argument.reads:
                 reads.append((address, address + extent))
-            if pointer.argument.writes:
+            if argument.writes:
                 writes.append((address, address + extent))
+            # its words, not its text: a message (nearest_pointer) names it, and most launches raise none
+            pointers.append((address, address + extent, argument, batch if len(pointer.offsets) > 1 else None,
+                             argument_word + argument.index, contract.source))
     for mapped in declared_maps(index, launch, contract, argument_word):
         # the Tensor Memory Accelerator touches the map's extent from its pointer, as that pointer
         if mapped.address is None or mapped.extent is None:
@@ -129,7 +155,7 @@ def footprint_of(launch, index: int, contract: KernelContract | None, argument_w
             reads.append((mapped.address, mapped.address + mapped.extent))
         if mapped.pointer.writes:
             writes.append((mapped.address, mapped.address + mapped.extent))
-    return Footprint(reads, writes)
+    return Footprint(reads, writes, pointers)
 
 
 def launch_footprints(plan: Plan, contracts: dict[str, KernelContract]) -> list[Footprint | None]:

@@ -128,7 +128,20 @@ class Checker:
     def mismatch(self, ctx, term, expected, found, what: str = "this expression"):
         return self.error(term, f"type mismatch: {what} should have type\n"
                                 f"    {self.show(ctx, expected)}\n  but has type\n"
-                                f"    {self.show(ctx, found)}")
+                                f"    {self.show(ctx, found)}",
+                          hint=self._too_few_hint(ctx, term, expected, found))
+
+    def _too_few_hint(self, ctx, term, expected, found) -> str | None:
+        """A function where a value of a type that is not a function's belongs: given too few
+        arguments (`(f 1)` of a two-argument f, or `f` alone), it waits for the next one."""
+        found, expected = force(found), force(expected)
+        if type(found) is not VPi or type(expected) is VPi:
+            return None
+        function = term.function if type(term) is c.App else term
+        given = len(term.arguments) if type(term) is c.App else 0
+        waiting = f"{found.term.name} : {self.show(ctx, found.domain)}"
+        return (f"{shown_term(function)} is given {given} argument{'' if given == 1 else 's'} and "
+                f"still waits for the next one ({waiting}): too few arguments; give it the rest")
 
     # ---- helpers ------------------------------------------------------------
     @staticmethod
@@ -467,7 +480,10 @@ class Checker:
                 else:
                     message = (f"too many arguments: after {count}, the result has type "
                                f"{self.show(ctx, function_type)}, not a function type")
-                    raise self.error(argument, message)     # at the first argument too many
+                    extra = len(term.arguments) - count
+                    hint = (f"{shown_term(term.function)} takes {count} argument{'' if count == 1 else 's'} "
+                            f"and is given {len(term.arguments)}: remove {'this one' if extra == 1 else f'the {extra} from this one on'}")
+                    raise self.error(argument, message, hint=hint)     # at the first argument too many
                 raise self.error(term, message)
             self.check_labelled(ctx, argument, function_type.domain,
                                 f"argument {count + 1} of {shown_term(term.function)}")

@@ -433,6 +433,10 @@ class ModuleLoader:
                        f"({imported.span})")
             if error.span is None:      # unreadable, too big: the import is the place to point at
                 error.span = imported.span
+            from .parse import MissingModuleLine
+
+            if isinstance(error, MissingModuleLine):    # the importer knows the name it must give
+                error.hint = f"its first line should be `module {name}`"
             error.hint = f"{error.hint}; {through}" if error.hint else through
             raise
         if loaded.name != name:

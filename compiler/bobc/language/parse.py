@@ -592,6 +592,43 @@ def _acceptable(error: lark.exceptions.UnexpectedToken) -> set:
         return error.expected
 
 
+def module_line_hint(path: str) -> str:
+    """What to write as the first line of the module file `path`, whose search folder is not
+    known yet (a plan's root is its folder minus the module path the module line gives): the
+    name its path gives from its own folder and, when that folder's name is a module name's
+    part, from the folder above (docs/language.md "Search path": A.B.C is the file A/B/C.bob)."""
+    file = Path(path)
+    stem, folder = file.stem, file.resolve().parent.name
+    part = re.compile(r"[A-Za-z_][A-Za-z0-9_']*(-[A-Za-z0-9_']+)*\Z")
+    if not part.match(stem):
+        return ("write `module A.B.C` as the file's first line, A.B.C being its path A/B/C.bob "
+                "from the folder it is searched in")
+    names = f"`module {stem}` when its own folder is the one searched"
+    if part.match(folder) and folder not in RESERVED_WORDS:
+        names += f", `module {folder}.{stem}` when the folder above {folder}/ is"
+    return (f"write the module's name as the file's first line: {names} (A.B.C is the file "
+            f"A/B/C.bob under the plan's root, an -I folder or the standard library)")
+
+
+class MissingModuleLine(ParseError):
+    """A module file whose first form is not its `module` line; an importer, which knows the
+    name the file must declare, replaces the hint with it (modules.py)."""
+
+
+def _missing_module_line(token, path: str) -> ParseError:
+    import difflib
+
+    word = str(token)
+    typo = word != "module" and difflib.get_close_matches(word.lower(), ["module"], cutoff=0.7)
+    hint = module_line_hint(path)
+    if typo:
+        hint = f"did you mean `module` (keywords are lower case)? {hint}"
+    message = (f"the file's first word '{word}' is not the keyword `module`" if typo else
+               f"this file has no module line: it begins with '{word}'")
+    return MissingModuleLine(f"{message}, where `module NAME` must come first",
+                             _token_span(path, token), hint=hint)
+
+
 def _keyword_definition_name(token, path: str) -> ParseError:
     return ParseError(f"'{token}' is a keyword of the language: a definition named so could "
                       f"never be used (`{token}` in an expression is read as the keyword)",
@@ -632,11 +669,25 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
             hint = (_glued_comment(text, offset) or _unterminated_family(text, offset, error.expected)
                     or hint)
             return ParseError(f"the file ends too early: expected {expected}", span, hint=hint)
+        if _code_before(text, token.start_pos)[1] == "":
+            return _missing_module_line(token, path)
+        if _code_before(text, token.start_pos)[1] == "Type" and not at_end:
+            # `Type` alone: a universe needs its level (docs/language.md: `Type n : Type n+1`)
+            start = _code_before(text, token.start_pos)[0]
+            line, column = _position(text, start)
+            return ParseError(f"'Type' needs its universe level, a natural number, before '{token}'",
+                              Span(path, line, column, line, column + 4),
+                              hint="write `Type 0` for the types of values (Nat, Bytes, a family of "
+                                   "them), `Type 1` for the types of those")
         hint = None
         if str(token) == "import":
             hint = "imports come right after the module line, before any def or family"
+        elif str(token) == ")" and not _unclosed_parentheses(text, offset):
+            hint = ("this ')' closes no '(': every '(' before it is closed already; delete it, or "
+                    "write the '(' it was meant to close")
         else:
-            hint = (_glued_comment(text, offset) or _not_a_form(text, offset)
+            hint = (_glued_comment(text, offset) or _misspelt_keyword(token, error.expected)
+                    or _not_a_form(text, offset)
                     or (_unterminated_family(text, offset, error.expected)
                         if str(token) in _TOP_LEVEL else None)
                     or _form_shape(text, offset) or _field_shape(text, offset)
@@ -709,18 +760,57 @@ _NOT_FORMS = {
 
 def not_a_form_hint(name: str) -> str | None:
     """The hint for `name` at the head of a parenthesised form when it is a form of another
-    language (`(if c a b)` parses as an application of a name `if`: the resolver says so)."""
+    language (`(if c a b)` parses as an application of a name `if`: the resolver says so), or a
+    form's head misspelt (`(lamda ...)`, `(elimnate ...)`: read as a name too)."""
     if name in _NOT_FORMS:
         return f"{name} is not a form of the language: {_NOT_FORMS[name]}"
+    head = _misspelt_head(name)
+    if head is not None:
+        return f"{name} is not a form of the language; did you mean {head}? {_FORM_SHAPES[head]}"
+    return None
+
+
+def _misspelt_head(name: str) -> str | None:
+    """The form head `name` is a misspelling of (`lamda`, `Lambda`, `constuctor`), else None."""
+    import difflib
+
+    if name in _FORM_SHAPES or len(name) < 4:
+        return None
+    close = difflib.get_close_matches(name.lower(), list(_FORM_SHAPES), n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+# the keywords that begin a top-level line, by the terminal the parser expects for each
+_LINE_KEYWORDS = ("def", "family", "import", "end-family", "module")
+
+
+def _misspelt_keyword(token, expected) -> str | None:
+    """A name at the start of a line where a declaration's keyword may begin one, spelled like
+    that keyword (`deff`, `famly`, `impot`, `Def`): read as a name, it is no declaration."""
+    import difflib
+
+    if token.type != "NAME" or token.column != 1:
+        return None
+    words = {_describe_terminal(name).strip("'") for name in expected}
+    keywords = [k for k in _LINE_KEYWORDS if k in words]
+    close = difflib.get_close_matches(str(token).lower(), keywords, n=1, cutoff=0.7)
+    if close and str(token).lower() == close[0]:
+        return f"keywords are lower case: write `{close[0]}`"
+    if close:
+        return f"did you mean `{close[0]}`?"
+    if "def" in keywords:
+        return (f"a declaration at the start of a line begins with a keyword: `def {token} : type = value`, "
+                f"or `family`")
     return None
 
 
 def _not_a_form(text: str, offset: int) -> str | None:
-    """A form of another language (`(match x ...)`) among the parentheses open at `offset`:
-    its head was read as a name, so the parser stopped somewhere inside."""
+    """A form of another language (`(match x ...)`), or a form's head misspelt (`(lamda ...)`),
+    among the parentheses open at `offset`: its head was read as a name, so the parser stopped
+    somewhere inside."""
     for start in reversed(_unclosed_parentheses(text, offset)):
         found = re.match(r"\(\s*([A-Za-z-]+)\b", text[start:start + 40])
-        if found and found.group(1) in _NOT_FORMS:
+        if found and not_a_form_hint(found.group(1)) is not None:
             return not_a_form_hint(found.group(1))
     return None
 

@@ -121,16 +121,21 @@ class Resolver:
         else:
             from .suggest import closest, modules_declaring
 
-            candidates = list(getattr(self.scope, "visible_" + table_name))
-            if table_name == "definitions":
-                candidates = [*reversed(names), *candidates, *BUILT_IN_NAMES, *PRIMITIVES]
-            close = closest(name, candidates)
-            if close:
-                hint = f"did you mean {' or '.join(close)}? " + hint
+            # a module on the search path declaring the very name (an import left out) says more
+            # than a visible name spelled like it (probe s41 messages6: a plan without
+            # `import LinReg.Model` was offered checkpointEnvelopePayloadBytesOf)
+            keyword = "family" if table_name == "families" else "def"
+            found = modules_declaring(name, getattr(self.program, "search_path", ()), keyword)
+            brought = self._bringers_hint(name, found)
+            if brought:
+                hint = f"{brought[2:]}; {hint}"
             else:
-                keyword = "family" if table_name == "families" else "def"
-                found = modules_declaring(name, getattr(self.program, "search_path", ()), keyword)
-                hint += self._bringers_hint(name, found)
+                candidates = list(getattr(self.scope, "visible_" + table_name))
+                if table_name == "definitions":
+                    candidates = [*reversed(names), *candidates, *BUILT_IN_NAMES, *PRIMITIVES]
+                close = closest(name, candidates)
+                if close:
+                    hint = f"did you mean {' or '.join(close)}? " + hint
         return ScopeError(f"unknown {what} {shown}", span, hint=hint)
 
     def _heads_a_form(self, span: Span) -> bool:

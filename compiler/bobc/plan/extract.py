@@ -364,6 +364,15 @@ def _launches(r: _Reader, value, regions, program_base: int) -> tuple[Launch, ..
             r.fail(f"{what} runs the program address {address:#x} (place {place:#x} from the "
                    f"program base {program_base:#x}), which is no region's place ({known})", at)
         region = by_place[place]
+        if regions[region].identity != identity and all(x.identity != identity for x in regions):
+            # no region has the launch's identity: "point it at that region's place" could not be done
+            # (probe s41 messages6: a launch's b"linreg-sdg" was told to run region linreg-sdg)
+            names = [shown_plan_text(x.identity) for x in regions]
+            listed = ", ".join(names[:8]) + (f", ... {len(names) - 8} more" if len(names) > 8 else "")
+            r.fail(f"{what} names identity {shown_plan_text(identity)}, which no region has (the regions: "
+                   f"{listed}); it runs region "
+                   f"{shown_plan_text(regions[region].identity)}'s code (its program address {address:#x} is that "
+                   f"region's place): give it the identity {shown_plan_text(regions[region].identity)}", at)
         if regions[region].identity != identity:
             r.fail(f"{what} runs region {shown_plan_text(regions[region].identity)}'s code (its program address {address:#x} is "
                    f"that region's place): a launch is checked against its identity's kernel contract and "

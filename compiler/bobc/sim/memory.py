@@ -207,6 +207,8 @@ class Memory:
             first = int(np.argmin(inside))
             bad = int(addresses[first])
             near = self._nearest(bad)
+            pointer = self.footprint.nearest_pointer(bad) if self.footprint is not None else ""
+            near += f"; the nearest declared pointer: {pointer}" if pointer else ""
             raise OutOfBounds(launch, pc, bad, size, what, f"lies outside every arena resident ({near})", index=first)
         if touched is not None:
             owners = touched.owners(pc, safe)
@@ -242,9 +244,11 @@ class Memory:
             first = int(np.argmin(inside))
             bad = int(addresses[first])
             declared = "writes" if writes else "reads or writes"
+            nearest = self.footprint.nearest_pointer(bad)
+            nearest = f"; the nearest declared pointer: {nearest}" if nearest else ""
             raise OutOfBounds(launch, pc, bad, size, what,
                               f"{'writes' if writes else 'reads'} bytes its kernel's contract does not say it "
-                              f"{declared} ({self.resident_of(bad)})", contract=True, index=first)
+                              f"{declared} ({self.resident_of(bad)}{nearest})", contract=True, index=first)
 
     def store_words(self) -> tuple[np.ndarray, np.ndarray]:
         """The 4-byte words (address // 4) the running launch's stores can reach, as sorted disjoint
