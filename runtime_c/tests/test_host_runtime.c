@@ -757,6 +757,48 @@ static void test_input(void)
            "input record rec: ver?sion 2, expected 3", "a word check's name, shown");
 }
 
+/* probe s41 mutants6: a refused word shown as its check's format (host_runtime.c shown_word), at the
+ * edges tests/host/test_record_word_shown_s41.py holds reference/host.py's shown_word to, the same table:
+ * two's complement of the width's bits; C99 "%.9g" / "%.17g" of the IEEE value (2^-149 1.40129846e-45,
+ * FLT_MAX 3.40282347e+38, 2^-1074 4.9406564584124654e-324, -0 "-0"); inf, -inf; a NaN with its bits. */
+static void test_record_word_formats(void)
+{
+    static const struct { uint64_t bits; uint32_t width; int format; const char *shown; } cases[] = {
+        { 0xff, 1, RT_WORD_SIGNED, "-1" },
+        { 0x7f, 1, RT_WORD_SIGNED, "127" },
+        { 0x8000, 2, RT_WORD_SIGNED, "-32768" },
+        { 0x7fffffff, 4, RT_WORD_SIGNED, "2147483647" },
+        { 0x80000000, 4, RT_WORD_SIGNED, "-2147483648" },
+        { 0xffffffffffffffffull, 8, RT_WORD_SIGNED, "-1" },
+        { 0x8000000000000000ull, 8, RT_WORD_SIGNED, "-9223372036854775808" },
+        { 0xffffffffffffffffull, 8, RT_WORD_UNSIGNED, "18446744073709551615" },
+        { 0x7f800000, 4, RT_WORD_BINARY32, "inf" },
+        { 0xff800000, 4, RT_WORD_BINARY32, "-inf" },
+        { 0x80000000, 4, RT_WORD_BINARY32, "-0" },
+        { 0x00000001, 4, RT_WORD_BINARY32, "1.40129846e-45" },
+        { 0x7f7fffff, 4, RT_WORD_BINARY32, "3.40282347e+38" },
+        { 0xffc00000, 4, RT_WORD_BINARY32, "nan (0xffc00000)" },
+        { 0x7ff0000000000000ull, 8, RT_WORD_BINARY64, "inf" },
+        { 0x0000000000000001ull, 8, RT_WORD_BINARY64, "4.9406564584124654e-324" },
+        { 0x7ff8000000000001ull, 8, RT_WORD_BINARY64, "nan (0x7ff8000000000001)" },
+        { 0x3ff0000000000000ull, 8, RT_WORD_BINARY64, "1" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char err[RT_ERR_BYTES] = "", want[160];
+        uint8_t record[8] = { 0 };
+        for (uint32_t b = 0; b < cases[k].width; b++)
+            record[b] = (uint8_t)(cases[k].bits >> (8 * b));
+        /* the check expects 0 (unsigned: "0"; signed "0"; binary32/64 +0 "0"); the word holds the case's bits */
+        const rt_record_check check = { RT_CHECK_WORD, "w", 0, cases[k].width, 0, 1, 0, NULL, 0, 0, 0, 0,
+                                        cases[k].format };
+        const rt_record_contract one = { 8, &check, 1 };
+        snprintf(want, sizeof want, "input record rec: w %s, expected 0", cases[k].shown);
+        CHECK(rt_record_verify(&one, record, sizeof record, "rec", err) == RT_EXIT_BAD_INPUT && !strcmp(err, want),
+              "word %#llx (%u bytes, format %d): '%s', expected '%s'", (unsigned long long)cases[k].bits,
+              cases[k].width, cases[k].format, err, want);
+    }
+}
+
 static void test_args(void)
 {
     char err[RT_ERR_BYTES] = "";
@@ -2333,6 +2375,7 @@ int main(void)
     test_publish();
     test_prepare();
     test_input();
+    test_record_word_formats();
     test_args();
     test_shim_cpu();
     test_gpu_settings();
