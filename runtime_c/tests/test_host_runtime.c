@@ -1211,6 +1211,57 @@ static void test_native_launch_table(void)
           why);
 }
 
+/* probe s41 mutants6: launch_rows.h's rules at their edges, which test_native_launch_table's table does not
+ * reach -- a name of exactly BOBC_FAULT_TEXT_SHOWN (96) characters is whole and one of 97 is cut to 93 and
+ * "..."; a space is printable ASCII (0x20..0x7e); launch index 3 of a 3-launch table is not in it; exactly
+ * BOBC_FAULT_LAUNCHES_SHOWN launches are all named with no " and 0 more"; counts the bytes cannot hold
+ * (16-byte head, 20 bytes a launch, 12 a submission at least) refused before anything else; a submission
+ * whose launch count runs past the section's end is a short table, not read past it. */
+static void test_native_launch_rows_edges(void)
+{
+    char k96[97], k97[98], want[512], out[RT_LAUNCH_ROWS_BYTES];
+    memset(k96, 'a', 96);
+    k96[96] = 0;
+    memset(k97, 'b', 97);
+    k97[97] = 0;
+    const bobc_launch launches[3] = { { k96, 1, 1, 1, NULL }, { k97, 2, 1, 1, NULL }, { "c d", 3, 1, 1, "P.bob:1:2" } };
+    const uint32_t all[3] = { 0, 1, 2 }, past[1] = { 3 };
+    const bobc_submission three = { 3, all }, outside = { 1, past };
+    rt_launch_rows(launches, 3, &three, out, sizeof out);
+    snprintf(want, sizeof want, "; its launches: launch[0] (kernel %s, grid [0x1, 0x1, 0x1]), launch[1] (kernel "
+             "%.93s..., grid [0x2, 0x1, 0x1]), launch[2] (kernel c d, grid [0x3, 0x1, 0x1], P.bob:1:2)", k96, k97);
+    CHECK(!strcmp(out, want), "three launches: '%s'", out);
+    rt_launch_rows(launches, 3, &outside, out, sizeof out);
+    CHECK(!strcmp(out, "; its launches: launch[3] (not in the host's table)"), "index 3 of 3: '%s'", out);
+
+    /* one launch (empty kernel and place: 20 bytes) and one submission of no launches (12): 48 bytes */
+    uint8_t section[64];
+    size_t at = 0;
+    memcpy(section, "BOBCLNC1", 8);
+    at = 8;
+    at += put32(section + at, 1);
+    at += put32(section + at, 1);
+    for (int i = 0; i < 5; i++)
+        at += put32(section + at, i < 3 ? 1 : 0);
+    for (int i = 0; i < 3; i++)
+        at += put32(section + at, 0);
+    rt_launch_table t;
+    char why[160];
+    CHECK(at == 48 && rt_launch_table_decode(section, at, &t, why, sizeof why) == 0, "48 bytes: %s", why);
+    rt_launch_table_free(&t);
+    put32(section + 12, 2);     /* 16 + 20 + 2 * 12 = 60 > 48 */
+    CHECK(rt_launch_table_decode(section, at, &t, why, sizeof why) == -1 &&
+          !strcmp(why, "its counts (1 launches, 2 submissions) need more than its 48 bytes"), "%s", why);
+    put32(section + 12, 1);
+    put32(section + 44, 1);     /* the submission says 1 launch; no bytes are left for its index */
+    CHECK(rt_launch_table_decode(section, at, &t, why, sizeof why) == -1 &&
+          !strcmp(why, "it ends at byte 48, inside a field at byte 48"), "%s", why);
+    put32(section + 48, 0);
+    CHECK(rt_launch_table_decode(section, at + 4, &t, why, sizeof why) == 0 && t.submissions[0].launch_count == 1,
+          "%s", why);
+    rt_launch_table_free(&t);
+}
+
 static void test_native_device_without_gpu(void)
 {
     if (rt_gpu_present())
@@ -2384,6 +2435,7 @@ int main(void)
     test_native_device_without_gpu();
     test_gpu_fault_messages();
     test_native_launch_table();
+    test_native_launch_rows_edges();
     test_native_map_overlap();
     test_settings();
     test_diag_files();
