@@ -145,3 +145,12 @@ def test_a_copy_size_that_divides_by_zero_on_the_launch_is_unmodeled_not_run():
     with pytest.raises(Unmodeled, match=r"launch 0: its kernel's contract declares a copy \(.*//@ copy 0 to 1 "
                                         r"4\*lo\[2\]/lo\[2\]\) whose size cannot be evaluated"):
         held.copies("launch 0", QMD, _words_bank0(0x10, 0x20, 0))
+
+
+def test_a_destination_overlapping_another_copys_source_is_refused():
+    """docs/kernel-contracts.md: "a copy whose destination overlaps a source of the launch" -- any
+    copy's, not only its own: copy 1 writes [0x2000, 0x2040), copy 2 reads [0x2020, 0x2060)."""
+    memory = Memory([Buffer("b", 0x1000, np.zeros(0x2000, np.uint8))], [])
+    copies = [("k.sass:3: //@ copy 0 to 1 64", 0x1000, 0x2000, 64), ("k.sass:4: //@ copy 2 to 3 64", 0x2020, 0x2800, 64)]
+    with pytest.raises(SimulationFault, match=r"64 bytes to 0x2000, which overlap the 64 bytes it copies from 0x2020"):
+        begin_copies(memory, copies, "launch 0")
