@@ -126,3 +126,9 @@ def test_word_61_is_within_the_parameters(tmp_path):
     with pytest.raises(ContractError) as refused:
         _edited(tmp_path, ("//@ copy 0 to 1 4*lo[2]", "//@ copy 61 to 1 4"))
     assert "k.sass:10:10: the copy's source is word 61, which the contract does not declare" in str(refused.value)
+
+
+def test_a_copy_lines_description_is_kept_without_its_trailing_space(tmp_path):
+    # the description is the line's words after BYTES, as a param line's `what` (trailing blanks are no words)
+    copy, = _parse(tmp_path, "//@ copy 0 to 1 4*lo[2]   the words   ").copies
+    assert copy.what == "the words"
