@@ -757,6 +757,48 @@ static void test_input(void)
            "input record rec: ver?sion 2, expected 3", "a word check's name, shown");
 }
 
+/* probe s41 mutants6: a refused word shown as its check's format (host_runtime.c shown_word), at the
+ * edges tests/host/test_record_word_shown_s41.py holds reference/host.py's shown_word to, the same table:
+ * two's complement of the width's bits; C99 "%.9g" / "%.17g" of the IEEE value (2^-149 1.40129846e-45,
+ * FLT_MAX 3.40282347e+38, 2^-1074 4.9406564584124654e-324, -0 "-0"); inf, -inf; a NaN with its bits. */
+static void test_record_word_formats(void)
+{
+    static const struct { uint64_t bits; uint32_t width; int format; const char *shown; } cases[] = {
+        { 0xff, 1, RT_WORD_SIGNED, "-1" },
+        { 0x7f, 1, RT_WORD_SIGNED, "127" },
+        { 0x8000, 2, RT_WORD_SIGNED, "-32768" },
+        { 0x7fffffff, 4, RT_WORD_SIGNED, "2147483647" },
+        { 0x80000000, 4, RT_WORD_SIGNED, "-2147483648" },
+        { 0xffffffffffffffffull, 8, RT_WORD_SIGNED, "-1" },
+        { 0x8000000000000000ull, 8, RT_WORD_SIGNED, "-9223372036854775808" },
+        { 0xffffffffffffffffull, 8, RT_WORD_UNSIGNED, "18446744073709551615" },
+        { 0x7f800000, 4, RT_WORD_BINARY32, "inf" },
+        { 0xff800000, 4, RT_WORD_BINARY32, "-inf" },
+        { 0x80000000, 4, RT_WORD_BINARY32, "-0" },
+        { 0x00000001, 4, RT_WORD_BINARY32, "1.40129846e-45" },
+        { 0x7f7fffff, 4, RT_WORD_BINARY32, "3.40282347e+38" },
+        { 0xffc00000, 4, RT_WORD_BINARY32, "nan (0xffc00000)" },
+        { 0x7ff0000000000000ull, 8, RT_WORD_BINARY64, "inf" },
+        { 0x0000000000000001ull, 8, RT_WORD_BINARY64, "4.9406564584124654e-324" },
+        { 0x7ff8000000000001ull, 8, RT_WORD_BINARY64, "nan (0x7ff8000000000001)" },
+        { 0x3ff0000000000000ull, 8, RT_WORD_BINARY64, "1" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char err[RT_ERR_BYTES] = "", want[160];
+        uint8_t record[8] = { 0 };
+        for (uint32_t b = 0; b < cases[k].width; b++)
+            record[b] = (uint8_t)(cases[k].bits >> (8 * b));
+        /* the check expects 0 (unsigned: "0"; signed "0"; binary32/64 +0 "0"); the word holds the case's bits */
+        const rt_record_check check = { RT_CHECK_WORD, "w", 0, cases[k].width, 0, 1, 0, NULL, 0, 0, 0, 0,
+                                        cases[k].format };
+        const rt_record_contract one = { 8, &check, 1 };
+        snprintf(want, sizeof want, "input record rec: w %s, expected 0", cases[k].shown);
+        CHECK(rt_record_verify(&one, record, sizeof record, "rec", err) == RT_EXIT_BAD_INPUT && !strcmp(err, want),
+              "word %#llx (%u bytes, format %d): '%s', expected '%s'", (unsigned long long)cases[k].bits,
+              cases[k].width, cases[k].format, err, want);
+    }
+}
+
 static void test_args(void)
 {
     char err[RT_ERR_BYTES] = "";
@@ -1167,6 +1209,57 @@ static void test_native_launch_table(void)
     put32(section + 8, 0xffffffffu);
     CHECK(rt_launch_table_decode(section, at, &t, why, sizeof why) == -1 && strstr(why, "4294967295 launches"), "%s",
           why);
+}
+
+/* probe s41 mutants6: launch_rows.h's rules at their edges, which test_native_launch_table's table does not
+ * reach -- a name of exactly BOBC_FAULT_TEXT_SHOWN (96) characters is whole and one of 97 is cut to 93 and
+ * "..."; a space is printable ASCII (0x20..0x7e); launch index 3 of a 3-launch table is not in it; exactly
+ * BOBC_FAULT_LAUNCHES_SHOWN launches are all named with no " and 0 more"; counts the bytes cannot hold
+ * (16-byte head, 20 bytes a launch, 12 a submission at least) refused before anything else; a submission
+ * whose launch count runs past the section's end is a short table, not read past it. */
+static void test_native_launch_rows_edges(void)
+{
+    char k96[97], k97[98], want[512], out[RT_LAUNCH_ROWS_BYTES];
+    memset(k96, 'a', 96);
+    k96[96] = 0;
+    memset(k97, 'b', 97);
+    k97[97] = 0;
+    const bobc_launch launches[3] = { { k96, 1, 1, 1, NULL }, { k97, 2, 1, 1, NULL }, { "c d", 3, 1, 1, "P.bob:1:2" } };
+    const uint32_t all[3] = { 0, 1, 2 }, past[1] = { 3 };
+    const bobc_submission three = { 3, all }, outside = { 1, past };
+    rt_launch_rows(launches, 3, &three, out, sizeof out);
+    snprintf(want, sizeof want, "; its launches: launch[0] (kernel %s, grid [0x1, 0x1, 0x1]), launch[1] (kernel "
+             "%.93s..., grid [0x2, 0x1, 0x1]), launch[2] (kernel c d, grid [0x3, 0x1, 0x1], P.bob:1:2)", k96, k97);
+    CHECK(!strcmp(out, want), "three launches: '%s'", out);
+    rt_launch_rows(launches, 3, &outside, out, sizeof out);
+    CHECK(!strcmp(out, "; its launches: launch[3] (not in the host's table)"), "index 3 of 3: '%s'", out);
+
+    /* one launch (empty kernel and place: 20 bytes) and one submission of no launches (12): 48 bytes */
+    uint8_t section[64];
+    size_t at = 0;
+    memcpy(section, "BOBCLNC1", 8);
+    at = 8;
+    at += put32(section + at, 1);
+    at += put32(section + at, 1);
+    for (int i = 0; i < 5; i++)
+        at += put32(section + at, i < 3 ? 1 : 0);
+    for (int i = 0; i < 3; i++)
+        at += put32(section + at, 0);
+    rt_launch_table t;
+    char why[160];
+    CHECK(at == 48 && rt_launch_table_decode(section, at, &t, why, sizeof why) == 0, "48 bytes: %s", why);
+    rt_launch_table_free(&t);
+    put32(section + 12, 2);     /* 16 + 20 + 2 * 12 = 60 > 48 */
+    CHECK(rt_launch_table_decode(section, at, &t, why, sizeof why) == -1 &&
+          !strcmp(why, "its counts (1 launches, 2 submissions) need more than its 48 bytes"), "%s", why);
+    put32(section + 12, 1);
+    put32(section + 44, 1);     /* the submission says 1 launch; no bytes are left for its index */
+    CHECK(rt_launch_table_decode(section, at, &t, why, sizeof why) == -1 &&
+          !strcmp(why, "it ends at byte 48, inside a field at byte 48"), "%s", why);
+    put32(section + 48, 0);
+    CHECK(rt_launch_table_decode(section, at + 4, &t, why, sizeof why) == 0 && t.submissions[0].launch_count == 1,
+          "%s", why);
+    rt_launch_table_free(&t);
 }
 
 static void test_native_device_without_gpu(void)
@@ -2333,6 +2426,7 @@ int main(void)
     test_publish();
     test_prepare();
     test_input();
+    test_record_word_formats();
     test_args();
     test_shim_cpu();
     test_gpu_settings();
@@ -2341,6 +2435,7 @@ int main(void)
     test_native_device_without_gpu();
     test_gpu_fault_messages();
     test_native_launch_table();
+    test_native_launch_rows_edges();
     test_native_map_overlap();
     test_settings();
     test_diag_files();

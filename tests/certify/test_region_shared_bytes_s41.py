@@ -60,3 +60,36 @@ def test_a_region_that_gives_what_the_source_declares_certifies(tmp_path):
         result = _check(tmp_path, target)
         assert result.returncode == 0, result.stderr
         assert "certified" in result.stdout
+
+
+# -- mutants6: the comparison's edge, the line number, and `.shared` as the assembler reads it
+# (bobc.sass.assembler: int(value, 0), the line's leading space stripped) -- mutants of
+# _shared_findings that the two plans above let pass.  Called directly on a region-like object.
+
+import pytest                                                       # noqa: E402
+from types import SimpleNamespace                                   # noqa: E402
+
+from bobc.certify import _shared_findings                           # noqa: E402
+from bobc.targets import SM86                                       # noqa: E402
+
+
+def _findings(tmp_path, shared_line: str, given: int):
+    source = tmp_path / "k.sass"
+    source.write_text(f".kernel k\n.registers 16\n{shared_line}\n    EXIT\n")
+    return _shared_findings(SimpleNamespace(identity=b"k", shared_bytes=given, at=None), source, SM86)
+
+
+@pytest.mark.parametrize("given, refused", [(4095, True), (4096, False), (4097, False)])
+def test_a_region_one_byte_short_is_refused_and_one_exact_is_not(tmp_path, given, refused):
+    found = _findings(tmp_path, ".shared 4096", given)
+    assert bool(found) == refused
+    if refused:
+        assert "gives its blocks 4095 bytes of shared memory, but k.sass declares .shared 4096 (line 3)" in found[0].message
+
+
+@pytest.mark.parametrize("line", [".shared 0x1000", "  .shared 0x1000", "\t.shared 4096 // a block's"])
+def test_shared_read_as_the_assembler_reads_it(tmp_path, line):
+    # 0x1000 is 4096 (the assembler's int(value, 0)); an indented line is still the directive
+    assert _findings(tmp_path, line, 4096) == []
+    found = _findings(tmp_path, line, 4095)
+    assert len(found) == 1 and "(line 3)" in found[0].message

@@ -162,3 +162,38 @@ def test_a_check_that_says_no_format_reads_unsigned_words():
     from bobc.plan.host import RecordCheck, WORD_FORMATS
 
     assert RecordCheck("word", "version", 8, 8).format == "unsigned" == WORD_FORMATS[0][1]
+
+
+# -- mutants6: formats the check CAN have are accepted (an unsigned below / index check, a signed
+# same check of two widths: signed has no width of its own), and a same check's OTHER width is held
+# to the format too (docs: "each word it reads as wide as the format's") -- mutants of
+# extract._check_format that refused every below / index check or read only one width passed.
+
+def _checked(tmp_path, monkeypatch, check):
+    shutil.copytree(EXAMPLE, tmp_path / "LinReg")
+    host = tmp_path / "LinReg/Build/NativeHost.bob"
+    text = host.read_text()
+    old = f"(constructor NvidiaPlanHostRecordCheck {CHECK})"
+    host.write_text(text.replace(old, check))
+    monkeypatch.chdir(tmp_path)
+    return main(["check", "LinReg/Build/NativeHost.bob"])
+
+
+@pytest.mark.parametrize("check", [
+    read_as("Unsigned", 'NvidiaPlanHostCheckBelow b"version" 8 8 8 1 5'),
+    read_as("Unsigned", 'NvidiaPlanHostCheckIndex b"version" 16 4 4 1'),
+    read_as("Signed", 'NvidiaPlanHostCheckSame b"version" 8 8 8 1 16 4 4'),
+    read_as("Binary32", 'NvidiaPlanHostCheckWord b"version" 8 4 1'),
+])
+def test_a_format_the_check_can_have_is_accepted(tmp_path, monkeypatch, capsys, check):
+    assert _checked(tmp_path, monkeypatch, check) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("check, words", [
+    # width right, other width wrong; then width wrong, other width right
+    (read_as("Binary32", 'NvidiaPlanHostCheckSame b"version" 8 4 4 1 16 8 8'), "reads 8-byte words as binary32"),
+    (read_as("Binary64", 'NvidiaPlanHostCheckSame b"version" 8 4 4 1 16 8 8'), "reads 4-byte words as binary64"),
+])
+def test_both_widths_of_a_same_check_are_held_to_the_format(tmp_path, monkeypatch, capsys, check, words):
+    assert _checked(tmp_path, monkeypatch, check) == 1
+    assert f"input check version {words}, which is" in capsys.readouterr().err

@@ -129,3 +129,78 @@ def test_an_evaluation_leaves_the_callers_limit_on_its_own_thread(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["2", "1234"]
+
+
+# -- mutants6: what docs/language.md states that the two tests above let pass -- "none lowers it" (a
+# caller's limit above 20,000 is kept while it evaluates), "the cyclic garbage collector is paused
+# while the language evaluates" and is the caller's again after (on or off as found), and the big-stack
+# thread's stack size is the process's default again after a deep evaluation (mutants of
+# _evaluation_starts / _evaluation_ends / _run_deep_uncollected that passed).
+
+SETTINGS_CHILD = textwrap.dedent('''
+    import gc, sys, threading
+    from bobc.language import Intrinsics, VBytes, load_program
+    from bobc.targets import SM86
+
+    open(sys.argv[1], "w").write("""module Plan
+
+    family Plan : Type 0
+    constructor PlanValue
+    field unrestricted launches : Nat
+    end-family
+
+    family List : Type 0
+    constructor ListEmpty
+    constructor ListCons
+    field unrestricted head : Nat
+    field unrestricted tail : (family List)
+    end-family
+
+    def code : Bytes = (compiler-native-encode (family Plan) (constructor Plan PlanValue 7))
+    def upTo = (lambda unrestricted n : Nat .
+      (nat-eliminate (lambda unrestricted k : Nat . (family List))
+        (constructor List ListEmpty)
+        (lambda unrestricted k : Nat . (lambda unrestricted rest : (family List) .
+           (constructor List ListCons k rest)))
+        n))
+    def sum = (lambda unrestricted xs : (family List) .
+      (eliminate List (lambda unrestricted c : (family List) . Nat) xs
+        (branch ListEmpty . (bytes-length code))
+        (branch ListCons h t induction . (nat-add induction h))))
+    def deep : Nat = (sum (upTo 30000))
+    def shallow : Nat = (bytes-length code)
+    """)
+    seen = []
+
+    def encoder(value, context):
+        seen.append((sys.getrecursionlimit(), gc.isenabled(), threading.current_thread().name))
+        return VBytes(b"xyz")
+
+    def evaluate(name):
+        intrinsics = Intrinsics()
+        intrinsics.register("Plan", encoder)
+        return load_program(sys.argv[1], intrinsics=intrinsics, target=SM86).value(name).value
+
+    sys.setrecursionlimit(30000)
+    gc.enable()
+    print("shallow", evaluate("shallow"), *seen[-1][:2], sys.getrecursionlimit(), gc.isenabled())
+    gc.disable()
+    print("off", evaluate("shallow"), gc.isenabled())
+    gc.enable()
+    sys.setrecursionlimit(1500)
+    size = threading.stack_size()
+    print("deep", evaluate("deep"), seen[-1][2], sys.getrecursionlimit(), threading.stack_size() == size)
+''')
+
+
+def test_the_callers_settings_are_kept_while_evaluating_and_after(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO / "compiler")}
+    done = subprocess.run([sys.executable, "-c", SETTINGS_CHILD, str(tmp_path / "Plan.bob")], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [line.split() for line in done.stdout.splitlines()]
+    # 30,000 above the evaluator's 20,000: not lowered; the collector paused inside, back on after
+    assert lines[0] == ["shallow", "3", "30000", "False", "30000", "True"]
+    assert lines[1] == ["off", "3", "False"]          # a caller's paused collector is left paused
+    # 3 + 0 + 1 + ... + 29999, on the big-stack thread; the caller's limit and thread stack size after
+    assert lines[2] == ["deep", str(3 + 30000 * 29999 // 2), "bobc-deep-evaluation", "1500", "True"]

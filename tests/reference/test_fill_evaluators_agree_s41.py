@@ -312,3 +312,37 @@ def test_a_large_chunk_takes_about_its_own_size_to_draw():
         tracemalloc.stop()
     assert len(chunk) == size
     assert peak < 3 * size, f"{peak / 2 ** 20:.0f} MiB to draw a 16 MiB chunk"
+
+
+# -- mutants6: what the cases above let pass (mutants of splitmix64_chunk / scalar_value)
+
+def _first_draw(seed: bytes) -> int:
+    """docs/formats.md's first z of `seed`'s stream, Python integers (as documented_stream)."""
+    state = 0xcbf29ce484222325
+    for byte in seed:
+        state = ((state ^ byte) * 0x100000001b3) & U64
+    z = (state + 0x9E3779B97F4A7C15) & U64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & U64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & U64
+    return z ^ (z >> 31)
+
+
+def test_the_difference_is_taken_in_64_bit_integers_before_binary64(c_chunks):
+    """A center 3 below the first draw's z >> 1 (about 2^62): the signed 64-bit difference is exactly 3,
+    so element 0 is 3.0 (docs/host-steps.md: "the difference a signed 64-bit integer").  Subtracting
+    in binary64 (both operands rounded to multiples of 2^9 or more first, as NumPy does for a uint64
+    less an int64) gives 0 or a multiple of 512, not 3."""
+    u = _first_draw(b"s") >> 1
+    assert u > 1 << 60
+    element = reference_host.splitmix64_chunk(b"s", 1, u - 3, 1, 4)
+    assert struct.unpack("<f", element) == (3.0,)
+    assert c_chunks([(2, b"s", 1, u - 3, 1, 4)]) == [element]
+
+
+def test_a_scalar_program_leaving_two_values_is_refused():
+    # plan_fill.c eval_at: "a scalar program leaves N values" -- exactly one is the value
+    from bobc.plan.host import ScalarProgramError, scalar_value
+    with pytest.raises(ScalarProgramError, match="leaves 2 values, not one"):
+        scalar_value([("constant", 1.0), ("constant", 2.0)], 0)
+    with pytest.raises(ScalarProgramError, match="leaves 0 values, not one"):
+        scalar_value([], 0)

@@ -56,3 +56,30 @@ def test_the_words_inside_still_read_as_before(folder, capsys):
     # word 2 as word, and its halves as u32 at bytes 16 and 20: the same run as the example's own
     _kernels(folder, "count, lr_bits = launch.u32(16), launch.u32(20); assert (count | lr_bits << 32) == launch.word(2)")
     assert _run() == 0, capsys.readouterr().err
+
+
+# -- mutants6: the edges themselves, on a LaunchContext of 160 bytes (words 0..19) whose byte i is i:
+# word 0 and word 19 (bytes 152..159), u32 / f32 at 0 and 156 (the last four bytes) read; 157 does
+# not; a NumPy integer is an index (operator.index), a float is not.  Expected values: little-endian
+# bytes i..i+n-1 of the ramp, worked by hand with int.from_bytes.
+
+import numpy as np                                                  # noqa: E402
+
+from bobc.reference.host import LaunchContext                       # noqa: E402
+
+RAMP = LaunchContext(0, None, bytes(range(160)))
+
+
+def test_the_first_and_last_places_read():
+    assert RAMP.word(0) == int.from_bytes(bytes(range(0, 8)), "little")
+    assert RAMP.word(19) == int.from_bytes(bytes(range(152, 160)), "little")
+    assert RAMP.word(np.int64(19)) == RAMP.word(19)
+    assert RAMP.u32(0) == 0x03020100 and RAMP.u32(156) == 0x9F9E9D9C
+    assert RAMP.f32(156) == np.frombuffer(bytes([156, 157, 158, 159]), "<f4")[0]
+
+
+@pytest.mark.parametrize("call", [lambda: RAMP.word(20), lambda: RAMP.u32(157), lambda: RAMP.f32(-1),
+                                  lambda: RAMP.word(1.0), lambda: RAMP.u32(4.0)])
+def test_a_place_just_outside_or_not_a_whole_number_is_refused(call):
+    with pytest.raises(IndexError, match=r"the launch's parameters are (words 0\.\.19|bytes 0\.\.159)"):
+        call()

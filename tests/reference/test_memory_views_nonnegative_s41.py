@@ -33,3 +33,29 @@ def test_a_count_that_is_not_a_whole_number_of_elements_is_refused(folder, capsy
     assert err.startswith("bobc run: error: the reference kernel linreg-sgd failed at launch 2 (kernels.py:"), err
     assert f"memory.array(0x1100000000, '<f4', {shown}): the count of elements is a whole number, 0 or more" in err, err
     assert not any((folder / name).exists() for name in ("c.bin", "p.bin", "r.bin"))
+
+
+# -- mutants6: the edges, on a 16-byte buffer at 0x1000 directly: size / count 0 is an empty view
+# (0 or more, the doc's words), -1 is refused (it was the buffer less its last byte), NumPy
+# integers are whole numbers, 4.0 is not.
+
+import numpy as np                                                  # noqa: E402
+
+from bobc.reference.host import Memory, ReferenceHostError          # noqa: E402
+
+
+def _memory():
+    return Memory([(0x1000, bytearray(range(16)))])
+
+
+def test_zero_is_an_empty_view_and_numpy_integers_count():
+    memory = _memory()
+    assert bytes(memory.view(0x1000, 0)) == b"" and memory.array(0x1000, "<u4", 0).size == 0
+    assert bytes(memory.view(0x1000, np.int64(3))) == bytes([0, 1, 2])
+    assert memory.array(0x1004, "<u4", np.uint32(1)).tolist() == [0x07060504]
+
+
+@pytest.mark.parametrize("size", [-1, 4.0])
+def test_a_view_of_minus_one_or_a_float_is_refused(size):
+    with pytest.raises(ReferenceHostError, match=r"a view's size is a whole number of bytes, 0 or more"):
+        _memory().view(0x1000, size)

@@ -102,3 +102,55 @@ def test_a_plans_kernel_declaring_a_copy_it_does_not_do_is_refused_by_the_simula
     assert "(linreg-sgd)" in message or "linreg-sgd" in message
     assert "//@ copy 1 to 0 4*lo[2]" in message
     assert "the kernel does not do the copy it declares" in message
+
+
+# -- mutants6: what the tests above left open (each a mutant of bobc.sim.contracts that passed them)
+
+from dataclasses import replace                                     # noqa: E402
+
+from bobc.certify.kernels import ParameterCopy                     # noqa: E402
+from bobc.sim.faults import Unmodeled                              # noqa: E402
+from bobc.sim.memory import Buffer                                 # noqa: E402
+
+
+@pytest.mark.parametrize("source, destination", [(0x1000, 0x1040), (0x1040, 0x1000)])
+def test_ranges_that_only_touch_are_not_overlapping(source, destination):
+    """[0x1000, 0x1040) and [0x1040, 0x1080) share no byte (half-open ranges): a copy between them,
+    either way round, is held, not refused; its destination filled with the source bytes inverted."""
+    data = np.arange(0x100, dtype=np.uint8)
+    memory = Memory([Buffer("b", 0x1000, data)], [])
+    pending = begin_copies(memory, [("k.sass:3: //@ copy 0 to 1 64", source, destination, 64)], "launch 0")
+    expected = np.arange(source - 0x1000, source - 0x1000 + 64, dtype=np.uint8)
+    assert memory.read(destination, 64) == (expected ^ 0xFF).tobytes()
+    memory.write(destination, expected.tobytes())
+    end_copies(memory, pending, "launch 0")
+
+
+def _words_bank0(*words):
+    return bytes(SM86.parameter_base) + np.array(words, np.uint64).tobytes()
+
+
+def test_a_launch_copying_zero_bytes_has_no_copy_to_hold():
+    """N = 0: 4*lo[2] is 0 bytes, so nothing is copied and nothing read -- even from addresses that
+    lie in no buffer (a copy of no bytes touches none)."""
+    held = LaunchContracts({"coppelius-copy": parse_contract(COPY, "coppelius-copy")}, {QMD: "coppelius-copy"}, SM86)
+    assert held.copies("launch 0", QMD, _words_bank0(0x10, 0x20, 0)) == []
+    what, source, destination, size = held.copies("launch 0", QMD, _words_bank0(0x10, 0x20, 5 | (9 << 32)))[0]
+    assert (source, destination, size) == (0x10, 0x20, 20)          # 4 * lo[2], the high half ignored
+
+
+def test_a_copy_size_that_divides_by_zero_on_the_launch_is_unmodeled_not_run():
+    contract = replace(parse_contract(COPY, "coppelius-copy"), copies=(ParameterCopy(0, 1, "4*lo[2]/lo[2]", line=10),))
+    held = LaunchContracts({"coppelius-copy": contract}, {QMD: "coppelius-copy"}, SM86)
+    with pytest.raises(Unmodeled, match=r"launch 0: its kernel's contract declares a copy \(.*//@ copy 0 to 1 "
+                                        r"4\*lo\[2\]/lo\[2\]\) whose size cannot be evaluated"):
+        held.copies("launch 0", QMD, _words_bank0(0x10, 0x20, 0))
+
+
+def test_a_destination_overlapping_another_copys_source_is_refused():
+    """docs/kernel-contracts.md: "a copy whose destination overlaps a source of the launch" -- any
+    copy's, not only its own: copy 1 writes [0x2000, 0x2040), copy 2 reads [0x2020, 0x2060)."""
+    memory = Memory([Buffer("b", 0x1000, np.zeros(0x2000, np.uint8))], [])
+    copies = [("k.sass:3: //@ copy 0 to 1 64", 0x1000, 0x2000, 64), ("k.sass:4: //@ copy 2 to 3 64", 0x2020, 0x2800, 64)]
+    with pytest.raises(SimulationFault, match=r"64 bytes to 0x2000, which overlap the 64 bytes it copies from 0x2020"):
+        begin_copies(memory, copies, "launch 0")
