@@ -97,8 +97,10 @@ class WarpsRace(SimulationFault):
 
 
 class LanesRace(SimulationFault):
-    """Two lanes of one warp store different values to one byte in one plain store instruction
-    (bobc.sim.lanes): which lane's value the GPU keeps is unspecified."""
+    """Two lanes of one warp store different values to one byte in one plain store instruction, or
+    one lane loads a shared byte another lane stored after a branch parted them with nothing since
+    making them wait for each other (bobc.sim.lanes): which lane's value the GPU keeps, or whether
+    the load sees the store, is unspecified."""
 
 
 class SemaphoreNotReleased(SimulationFault):
