@@ -24,7 +24,7 @@ VARIANTS = {
         [(PC, "(bobPatch (bobArgument 0) (bobWord64 (naturalAdd bobLogitRowsAddress (naturalMultiply index bobRowBytes)))",
           "(bobPatch (bobArgument 0) (bobWord64 (naturalAdd (naturalAdd bobLogitRowsAddress 1) "
           "(naturalMultiply index bobRowBytes)))")],
-        ["launch 5 (bob-row-gather) argument 0", "runs 1 byte(s) past logit-rows"]),
+        ["launch 5 (bob-row-gather) argument 0", "runs 1 byte past logit-rows"]),
     "misaligned resident": (
         [(PC, "def bobInputAddress : Nat = (bobArenaNext bobGradientsAddress bobTableBytes)",
           "def bobInputAddress : Nat = (naturalAdd (bobArenaNext bobGradientsAddress bobTableBytes) 4)")],

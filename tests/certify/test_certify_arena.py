@@ -57,8 +57,8 @@ def test_a_pointer_one_byte_past_a_table_is_refused(plan):
     # the training-loss launch's loss block pointer (argument 3) one byte in: its 1024 bytes overrun by one
     broken = replace_patch(plan, 8, 3, bob.TRAINING_LOSS + 1)
     assert messages(broken) == [
-        f"launch 8 (bob-loss-gradient) argument 3 (word 47, the loss block (256 binary32)) writes 1024 bytes at "
-        f"{bob.TRAINING_LOSS + 1:#x}: [{bob.TRAINING_LOSS + 1:#x}, {bob.TRAINING_LOSS + 1025:#x}) runs 1 byte(s) "
+        f"launch 8 (bob-loss-gradient) argument 3 (word 47, the loss block (256 binary32)) writes 1,024 bytes at "
+        f"{bob.TRAINING_LOSS + 1:#x}: [{bob.TRAINING_LOSS + 1:#x}, {bob.TRAINING_LOSS + 1025:#x}) runs 1 byte "
         f"past training-loss [{bob.TRAINING_LOSS:#x}, {bob.TRAINING_LOSS + 1024:#x})"]
 
 
@@ -68,7 +68,7 @@ def test_a_pointer_just_past_a_resident_is_a_stray_pointer(plan):
     assert messages(broken) == [
         f"launch 8 (bob-loss-gradient) argument 3 (word 47, the loss block (256 binary32)): address {address:#x} "
         f"lies in no resident; nearest: training-loss [{bob.TRAINING_LOSS:#x}, {address:#x}), the address 0 "
-        f"byte(s) past its end"]
+        f"bytes past its end"]
 
 
 def test_a_gather_reading_the_prompt_past_the_record_is_refused(plan):
@@ -77,7 +77,7 @@ def test_a_gather_reading_the_prompt_past_the_record_is_refused(plan):
     (message,) = messages(broken)
     assert message.startswith("launch 5 (bob-row-gather) argument 1 (word 45, the prompt's last byte (u32)) "
                               f"reads 4 bytes at {address:#x}")
-    assert message.endswith(f"runs 2 byte(s) past input-record [{bob.INPUT:#x}, {bob.INPUT + bob.INPUT_RECORD:#x})")
+    assert message.endswith(f"runs 2 bytes past input-record [{bob.INPUT:#x}, {bob.INPUT + bob.INPUT_RECORD:#x})")
 
 
 def test_scalars_are_not_addresses_but_an_undeclared_word_in_a_window_is(plan):

@@ -161,8 +161,8 @@ def test_a_product_whose_A_leaves_its_resident_by_one_row_is_refused():
     assert check_pointers(plan(a_bytes), contracts) == []
     (found,) = check_pointers(plan(a_bytes - 2 * lda), contracts)
     assert found.message.startswith(f"launch 0 (coppelius-gemm-nn) argument 0 (word {FIRST}, ")
-    assert f"reads {a_bytes} bytes (2*lo[8]*lo[6]-2*lo[8]+2*lo[7])" in found.message
-    assert f"runs {2 * lda} byte(s) past A" in found.message
+    assert f"reads {a_bytes:,} bytes (2*lo[8]*lo[6]-2*lo[8]+2*lo[7])" in found.message
+    assert f"runs {2 * lda:,} bytes past A" in found.message
 
 
 # ---- footprints ----

@@ -1,6 +1,6 @@
 """With overlapping residents (refused on their own), an access that lies wholly inside one of
 them is that resident's, not a stray run past the other (probe s28 newmodel2 finding 6: LogReg
-with its gradient 8 bytes into its parameters gave 61 "runs 16 byte(s) past parameters" faults
+with its gradient 8 bytes into its parameters gave 61 "runs 16 bytes past parameters" faults
 besides the overlap, for accesses wholly inside `gradient`)."""
 from __future__ import annotations
 
@@ -22,5 +22,5 @@ def test_an_access_inside_neither_still_runs_past():
     wide = Argument(1, "pointer", 32, "read", "the gradient G")
     faults = _check_address([PARAMETERS, GRADIENT], None, wide, "launch 3 (sgd) argument 1", GRADIENT.address, {})
     assert [f.kind for f in faults] == ["extent"]
-    assert "runs 16 byte(s) past parameters" in faults[0].message
+    assert "runs 16 bytes past parameters" in faults[0].message
 

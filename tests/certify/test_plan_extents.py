@@ -78,8 +78,8 @@ def test_adamw_extents_come_from_its_launch(plan):
     found = [f.message for f in findings(with_word(plan, ADAMW_LAUNCH, 7, one_more), SM86)]
     assert len(found) == 4, found
     assert found[0].startswith(f"launch {ADAMW_LAUNCH} (bob-adamw) argument 0 (word 44, the parameter table W) "
-                               f"read-writes {bob.TABLE + 4} bytes (4*hi[7]) at ")
-    assert "runs 4 byte(s) past" in found[0]
+                               f"read-writes {bob.TABLE + 4:,} bytes (4*hi[7]) at ")
+    assert "runs 4 bytes past" in found[0]
 
 
 def test_an_extent_naming_a_word_the_launch_does_not_set_is_refused(plan):

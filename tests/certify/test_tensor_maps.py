@@ -170,9 +170,9 @@ def test_a_map_past_its_pointers_resident_is_a_finding_naming_both(tmp_path):
     faults = findings(bob.bob_plan(), SM90, folders=[kernels(tmp_path, line)])
     messages = [f.message for f in faults]
     assert len(faults) == len(ADAMW) and {f.kind for f in faults} == {"extent"}
-    assert f"launch {ADAMW[0]} (bob-adamw) tensor map word {MAP_WORD} (of argument 1, G) reads 263168 bytes" \
+    assert f"launch {ADAMW[0]} (bob-adamw) tensor map word {MAP_WORD} (of argument 1, G) reads 263,168 bytes" \
         in messages[0]
-    assert "runs 1024 byte(s) past gradients" in messages[0]
+    assert "runs 1,024 bytes past gradients" in messages[0]
 
 
 def test_a_plan_that_patches_the_map_word_is_refused(tmp_path):

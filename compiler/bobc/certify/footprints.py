@@ -28,6 +28,7 @@ from bisect import bisect_left
 from ..errors import shown_path
 from ..plan.model import Plan
 from .kernels import KernelContract
+from .limits import shown_bytes
 from .pointers import ByAddress, declared_maps, declared_pointers, pointer_extent, window_addresses
 
 
@@ -95,13 +96,13 @@ class Footprint:
         if not getattr(self, "pointers", ()):       # a footprint pickled before it had them
             return ""
         start, end, argument, batch, word, source = min(self.pointers, key=lambda span: (distance(span), span[0]))
-        where = (f"{address - start} bytes in" if start <= address < end else
-                 f"{address - end} bytes past its end" if address >= end else
-                 f"{start - address} bytes before its start")
+        where = (f"{shown_bytes(address - start, True)} in" if start <= address < end else
+                 f"{shown_bytes(address - end, True)} past its end" if address >= end else
+                 f"{shown_bytes(start - address, True)} before its start")
         which = "" if batch is None else f" batch {batch}"
         line = f", {shown_path(source)}:{argument.line}" if argument.line and source else ""
         return (f"param {argument.index}{which} (word {word}, {argument.what}: {argument.access} "
-                f"{argument.rule or argument.extent} = {end - start} bytes{line}) [{start:#x}, {end:#x}), {where}")
+                f"{argument.rule or argument.extent} = {shown_bytes(end - start)}{line}) [{start:#x}, {end:#x}), {where}")
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Footprint) and (self.reads, self.writes) == (other.reads, other.writes)

@@ -92,6 +92,20 @@ def shown(value: int, commas: bool = True) -> str:
     return f"{value:,}" if commas else str(value)
 
 
+# a distance between addresses from this many bytes is shown in hex beside its count too
+SHOWN_BYTES_HEX_FROM = 1 << 16
+
+
+def shown_bytes(count: int, distance: bool = False) -> str:
+    """A count of bytes as a fault shows it: "1 byte", "28 bytes", "4,096 bytes" (past 40 digits
+    cut as `shown` cuts them); a `distance` between addresses from 64 KiB on also in hex, as the
+    addresses beside it are: "270,582,918,912 bytes (0x3effffaf00)"."""
+    text = f"{shown(count)} {'byte' if count == 1 else 'bytes'}"
+    if distance and abs(count) >= SHOWN_BYTES_HEX_FROM:
+        text += f" ({'-' if count < 0 else ''}{shown_hex(abs(count))})"
+    return text
+
+
 def shown_hex(value: int) -> str:
     """An address as a fault shows it: in hex, or past 40 hex digits its first ones and how many
     it has."""

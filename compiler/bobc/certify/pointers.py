@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ..errors import shown_plan_text
 from ..plan.model import Plan, Resident, place
 from .findings import Finding, describe, end, span
-from .limits import shown, shown_hex
+from .limits import shown_bytes, shown_hex
 from .kernels import Argument, KernelContract, TensorMap
 
 
@@ -53,8 +53,8 @@ def _nearest(residents, address: int) -> str:
         return "no residents are declared"
     distance, r = best
     if address < r.address:
-        return f"nearest: {describe(r)}, the address {shown(r.address - address, False)} byte(s) below its start"
-    return f"nearest: {describe(r)}, the address {shown(address - end(r), False)} byte(s) past its end"
+        return f"nearest: {describe(r)}, the address {shown_bytes(r.address - address, True)} below its start"
+    return f"nearest: {describe(r)}, the address {shown_bytes(address - end(r), True)} past its end"
 
 
 MAX_BATCHES = 1 << 16          # batches a certificate checks one by one
@@ -370,9 +370,9 @@ def _check_address(residents, phase, argument, where: str, address: int, words: 
         out.append(Finding("extent", f"{where}: {why}", at))
     elif address + extent > end(home):
         over = address + extent - end(home)
-        out.append(Finding("extent", f"{where} {argument.access}s {shown(extent, False)} bytes{rule} at "
-                                     f"{shown_hex(address)}: {span(address, extent)} runs {shown(over, False)} "
-                                     f"byte(s) past {describe(home)}", at))
+        out.append(Finding("extent", f"{where} {argument.access}s {shown_bytes(extent)}{rule} at "
+                                     f"{shown_hex(address)}: {span(address, extent)} runs {shown_bytes(over)} "
+                                     f"past {describe(home)}", at))
     if phase is not None and (phase.reads or phase.writes):
         readable = {r.name for r in phase.reads} | {r.name for r in phase.writes}
         writable = {r.name for r in phase.writes}

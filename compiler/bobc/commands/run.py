@@ -196,6 +196,35 @@ def judge_host_words(args, help_ok: bool = False) -> bool:
     return False
 
 
+def judge_plan_host_words(args, plan_path, target_of, command: str) -> bool:
+    """judge_host_words (help_ok) for `bobc run PLAN train|predict` and `bobc sim`: when the words
+    are refused and --entry names a native host's Bytes, that is said instead -- no words make a
+    native host a plan host, so asking for them one by one first sends the user the wrong way (probe
+    s41 peerfaults finding 3: four missing options before "a native host").  Words that pass, and
+    an entry that is no native host (or a plan or --target that does not load: the words' refusal
+    stands), keep the order of the checks as it was (`target_of`: the target, read only here)."""
+    from ..errors import BobcError, UsageError
+    try:
+        return judge_host_words(args, help_ok=True)
+    except UsageError:
+        if args.entry:
+            from .. import pipeline
+            from ..native.build import entry_kind
+            try:
+                program = pipeline.load(plan_path, target_of(), args.include)
+                pipeline.require_entry(program, args.entry, command)
+                native = entry_kind(program, args.entry, command) == "native"
+            except BobcError:
+                native = False
+            if native:
+                from ..plan.extract import NATIVE_HOST_SAID
+                refusal = BobcError(f"{args.entry} is Bytes{NATIVE_HOST_SAID}; `bobc {command}` runs a plan host's "
+                                    f"train or predict")
+                native_entry_hint(refusal, args.plan, args.entry)
+                raise refusal from None
+        raise
+
+
 def host_version_asked(args) -> bool:
     """The host's words are `--version` alone: the host prints its .bobc.version section, exit 0
     (runtime_c/host_version.c rt_host_version_asked, before its parser sees the line)."""
@@ -536,7 +565,7 @@ def run(args):
         return print_host_version(plan_path, target_named(args.target), args, "run")
     # the host's parser: the same refusals (missing, empty, repeated, same output twice); its --help
     # (after the operation: HOST_PART_RULE) is the host's usage, the plan's identity and record size in it
-    if judge_host_words(args, help_ok=True):
+    if judge_plan_host_words(args, plan_path, lambda: target_named(args.target), "run"):
         plan = load_plan(plan_path, args.include, args.entry, target_named(args.target))
         return print_host_help(plan_host_usage(f"bobc run {args.plan} --reference", plan.host.identity,
                                                plan.host.request.input_record_bytes))

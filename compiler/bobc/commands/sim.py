@@ -17,7 +17,7 @@ from ..resources import doc
 from ..sim.limits import MAX_STEPS
 from ..targets import TARGETS, target_named
 from ._common import DEFAULT_TARGET, add_target, existing_folder, existing_plan
-from .run import HOST_OPTIONS, HOST_PART_RULE, judge_host_words, take_host_words
+from .run import HOST_OPTIONS, HOST_PART_RULE, take_host_words
 
 
 def add_arguments(p):
@@ -162,8 +162,9 @@ def run(args):
                          f"--entry ENTRY` ({doc('native-host.md')}, \"The reference interpreter\")")
     # the host's parser: the same refusals as the host's and `bobc run --reference`'s; its --help
     # (after the operation: HOST_PART_RULE) is the host's usage, as `bobc run` prints it
-    from .run import host_version_asked
-    host_help = not host_version_asked(args) and judge_host_words(args, help_ok=True)
+    from .run import host_version_asked, judge_plan_host_words
+    host_help = not host_version_asked(args) and judge_plan_host_words(
+        args, plan_path, lambda: target_named(args.target or DEFAULT_TARGET), "sim")
     given = None
     if args.images:
         existing_folder(args.images, "--images",

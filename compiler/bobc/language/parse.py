@@ -686,7 +686,8 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
             hint = ("this ')' closes no '(': every '(' before it is closed already; delete it, or "
                     "write the '(' it was meant to close")
         else:
-            hint = (_glued_comment(text, offset) or _misspelt_keyword(token, error.expected)
+            hint = (_colon_equals(text, offset, token) or _glued_comment(text, offset)
+                    or _misspelt_keyword(token, error.expected)
                     or _not_a_form(text, offset)
                     or (_unterminated_family(text, offset, error.expected)
                         if str(token) in _TOP_LEVEL else None)
@@ -816,6 +817,18 @@ def _not_a_form(text: str, offset: int) -> str | None:
 
 
 _GLUED_COMMENT = re.compile(r"[A-Za-z0-9_']--")
+
+
+def _colon_equals(text: str, offset: int, token) -> str | None:
+    """A hint for `:=` where the language writes '=' (`def a : Nat := 1`, `def a := 1`,
+    `(let m x := e in body)`): the parser stops at the ':' (a type was done) or at the '=' (a
+    type was expected after the ':'), and its "expected '='" alone does not say the ':' is the
+    mistake (probe s41 messages6 "Found and left", messages7)."""
+    if (str(token) == ":" and text[offset + 1:offset + 2] == "=") or \
+            (str(token) == "=" and offset > 0 and text[offset - 1] == ":"):
+        return ("':=' is not this language's: a definition is `def NAME : TYPE = VALUE` (or `def NAME = "
+                "VALUE`), a local one `(let m NAME = VALUE in BODY)`; write '=' alone")
+    return None
 
 
 def _glued_comment(text: str, offset: int, begin: int | None = None) -> str | None:

@@ -322,6 +322,12 @@ def _regions(r: _Reader, value, alignment: int) -> tuple[Region, ...]:
         at = _places(cell, identity=f["nvidiaDeviceRegionIdentity"], code=f["nvidiaDeviceRegionMaterial"],
                      registers=f["nvidiaDeviceRegionRegisters"], block_x=f["nvidiaDeviceRegionBlockX"],
                      shared_bytes=f["nvidiaDeviceRegionSharedBytes"])
+        if not identity:
+            # found by its identity (launches, phases, its kernel's contract): one of b"" was refused only
+            # where a launch named it, and told to "give it the identity b\"\"" (probe s41 messages7)
+            r.fail(f"region {i} has an empty identity (b\"\"): launches, phases and kernel contracts find a "
+                   f"region by its identity; give it its kernel's identity (the name its SM86Program or SM90Program gives the kernel)",
+                   at.get("identity", cell))
         if not code:
             r.fail(f"region {shown_plan_text(identity)} has no machine code (its encoding failed)", at.get("code", cell))
         regions.append(Region(
@@ -372,7 +378,8 @@ def _launches(r: _Reader, value, regions, program_base: int) -> tuple[Launch, ..
             r.fail(f"{what} names identity {shown_plan_text(identity)}, which no region has (the regions: "
                    f"{listed}); it runs region "
                    f"{shown_plan_text(regions[region].identity)}'s code (its program address {address:#x} is that "
-                   f"region's place): give it the identity {shown_plan_text(regions[region].identity)}", at)
+                   f"region's place): give it the identity {shown_plan_text(regions[region].identity)}",
+                   written(t["nvidiaLaunchTemplateIdentity"], at))
         if regions[region].identity != identity:
             r.fail(f"{what} runs region {shown_plan_text(regions[region].identity)}'s code (its program address {address:#x} is "
                    f"that region's place): a launch is checked against its identity's kernel contract and "

@@ -444,13 +444,14 @@ class ReferenceHost:
         if not changed:
             return
         changed = sorted(set(changed))
+        from ..certify.limits import shown_bytes
         first, last = changed[0], changed[-1]
         code = getattr(kernel, "__code__", None)
         defined = f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
         allowed = "; ".join(writes.described) or "nothing"
         raise ReferenceHostError(
             f"the reference kernel {identity}{defined} wrote bytes its contract does not say it writes at "
-            f"launch {index}: {len(changed):,} byte(s) in [{first:#x}, {last + 1:#x}) changed (the first "
+            f"launch {index}: {shown_bytes(len(changed))} in [{first:#x}, {last + 1:#x}) changed (the first "
             f"{_resident_of(self.plan, first)}); its contract lets it write {allowed}",
             hint="bobc sim holds the kernel's SASS to the same contract: correct the NumPy kernel in "
                  f"{_kernel_file(kernel)}, or the //@ param line and the plan; nothing was published")

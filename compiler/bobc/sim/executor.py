@@ -2442,6 +2442,13 @@ class Launch:
             desc = [int(self._ureg(o[1].index + i)[lane0]) for i in range(4)]
             a = self._descriptor_matrix(desc[0] | desc[1] << 32, 64, 16, "tnspA" in flags, block)   # [k][m]
             b = self._descriptor_matrix(desc[2] | desc[3] << 32, n, 16, "tnspB" in flags, block)    # [k][n]
+            if self.shared_base:              # the bytes below the base are the system's: read as a load's are
+                for name, index in zip(("A", "B"), self.mma_reading):
+                    lowest = int(index.min()) - block * self.shared_bytes
+                    if lowest < self.shared_base:
+                        self._refuse_system_shared(ins, np.array([lowest]), 2, np.arange(self.threads) == lane0,
+                                                   f"a warpgroup MMA's read of its {name} matrix (descriptor "
+                                                   f"UR{o[1].index + (0 if name == 'A' else 2)})")
             quarter = (warp % 4) * 16
             lanes = slice(lane0, lane0 + WARP)
             c = self.regs[accumulators, lanes].view(np.float32).astype(np.float64)

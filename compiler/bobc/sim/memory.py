@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..certify.limits import shown_bytes
 from ..errors import shown_plan_text
 from .faults import Misaligned, OutOfBounds, SimulationFault
 
@@ -217,9 +218,9 @@ class Memory:
                 first = int(np.argmax(stray))
                 bad = int(addresses[first])
                 r = self.residents[int(owners[first])]
-                where = (f"{bad - (r.address + r.size)} bytes past the end of {shown_plan_text(r.name)} [{r.address:#x}, "
+                where = (f"{shown_bytes(bad - (r.address + r.size), True)} past the end of {shown_plan_text(r.name)} [{r.address:#x}, "
                          f"{r.address + r.size:#x})" if bad >= r.address + r.size else
-                         f"{r.address - bad} bytes before the start of {shown_plan_text(r.name)} [{r.address:#x}, "
+                         f"{shown_bytes(r.address - bad, True)} before the start of {shown_plan_text(r.name)} [{r.address:#x}, "
                          f"{r.address + r.size:#x})")
                 raise OutOfBounds(launch, pc, bad, size, what,
                                   f"strays {where}, the resident this instruction addresses, into "
@@ -281,7 +282,7 @@ class Memory:
         before = [r for r in self.residents if r.address <= address]
         if before:
             r = before[-1]
-            return f"{address - (r.address + r.size)} bytes past the end of {shown_plan_text(r.name)} " \
+            return f"{shown_bytes(address - (r.address + r.size), True)} past the end of {shown_plan_text(r.name)} " \
                    f"[{r.address:#x}, {r.address + r.size:#x})" if address >= r.address + r.size else \
                    f"inside {shown_plan_text(r.name)} but running past its end"
         return "below the first resident"
