@@ -39,7 +39,7 @@ def test_a_word_outside_the_parameters_is_refused_naming_it(folder, capsys, inde
     _kernels(folder, f"count, lr_bits = _counts(launch, {index})")
     assert _run() == 1
     err = capsys.readouterr().err
-    assert err.startswith(f"bobc run: error: the reference kernel linreg-sgd failed at launch 2 (kernels.py:"), err
+    assert err.startswith("bobc run: error: the reference kernel linreg-sgd failed at launch 2 (kernels.py:"), err
     assert f"IndexError: launch.word({index}): the launch's parameters are words 0..19 (160 bytes " in err, err
     assert not any((folder / name).exists() for name in ("c.bin", "p.bin", "r.bin"))
 

@@ -8,7 +8,6 @@ each seed's names that no model module declares, grouped by the module that decl
 be the section's rows, module for module and name for name."""
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 
 import pytest
