@@ -1,0 +1,250 @@
+"""Packed-half atomics in the simulator (probe s41 f16x2atoms): PTX atom / red .add.noftz.f16x2 (sm_86 and
+sm_90) and .bf16x2 (sm_90: ptxas refuses them for sm_86), on global memory -- ptxas writes
+RED / REDG / ATOMG .E.ADD.F16x2.RN (.BF16x2.RN), which the simulator refused as Unmodeled before -- and on
+shared memory, where ptxas writes a loop of LDS, HADD2 / HFMA2.MMA and ATOMS.CAST.SPIN.
+
+The expected words come from the PTX ISA (atom): "The floating-point operation .add ... rounds to nearest
+even"; the f16x2 / bf16x2 forms "require the .noftz qualifier; it preserves subnormal inputs and results,
+and does not flush them to zero"; each half is its own element.  Computed here from the bits with exact
+rationals (`_value`, `_bits`), never with NumPy's or the executor's float conversions:
+
+- contention: many threads of several warps add into a few words; every value is chosen so that each
+  partial sum is exact in the format (small integers in one half, subnormal multiples in the other, whose
+  flush would show), so the final word is fixed whatever order the GPU takes, and the old values an atom
+  returns must chain: the multiset {old + value} plus the first word equals the multiset {old} plus the
+  last one.
+- one adder a word (tests/sass/test_sim_probe_s41_nanprobes2.py's f16x2 / bf16x2 cases, which the GPU run
+  also takes): one IEEE rounding of the exact sum, ties to even, overflow to infinity, -0 + -0 = -0.
+"""
+from __future__ import annotations
+
+import subprocess
+from collections import Counter
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from bobc.nvtools import ptxas
+from bobc.sim.faults import Unmodeled
+
+# format -> (exponent bits, fraction bits)
+FORMATS = {"f16x2": (5, 10), "bf16x2": (8, 7)}
+
+
+def _value(bits: int, fmt: str) -> Fraction:
+    """A finite half's exact value."""
+    e_bits, f_bits = FORMATS[fmt]
+    bias = (1 << (e_bits - 1)) - 1
+    sign = -1 if bits >> 15 else 1
+    exponent, fraction = (bits >> f_bits) & ((1 << e_bits) - 1), bits & ((1 << f_bits) - 1)
+    assert exponent != (1 << e_bits) - 1, f"{bits:#06x} is not finite"
+    if exponent == 0:
+        return sign * Fraction(fraction, 1 << f_bits) * Fraction(2) ** (1 - bias)
+    return sign * (1 + Fraction(fraction, 1 << f_bits)) * Fraction(2) ** (exponent - bias)
+
+
+def _bits(x: Fraction, fmt: str, negative_zero: bool = False) -> int:
+    """x rounded to nearest even to the format (subnormals kept, overflow -> infinity), as 16 bits."""
+    e_bits, f_bits = FORMATS[fmt]
+    bias = (1 << (e_bits - 1)) - 1
+    sign, m = (0x8000 if x < 0 or (x == 0 and negative_zero) else 0), abs(x)
+    e = 1 - bias                                    # the subnormals' quantum is the smallest normal's
+    while m >= Fraction(2) ** (e + 1):
+        e += 1
+    quantum = Fraction(2) ** (e - f_bits)
+    q, rest = divmod(m, quantum)
+    if rest > quantum / 2 or (rest == quantum / 2 and q % 2 == 1):
+        q += 1
+    value = q * quantum
+    if value >= Fraction(2) ** (bias + 1):
+        return sign | ((1 << e_bits) - 1) << f_bits
+    if value < Fraction(2) ** (1 - bias):            # subnormal (or zero)
+        return sign | int(value / Fraction(2) ** (1 - bias - f_bits))
+    exponent = e + bias if value < Fraction(2) ** (e + 1) else e + 1 + bias
+    fraction = value / Fraction(2) ** (exponent - bias) - 1
+    return sign | exponent << f_bits | int(fraction * (1 << f_bits))
+
+
+def test_the_oracle_encodes_known_halves():
+    """_bits / _value against bits NVIDIA's headers and IEEE 754 name (cuda_fp16.hpp / cuda_bf16.hpp
+    constants: 1.0 = 0x3c00 / 0x3f80, max normal 0x7bff / 0x7f7f, min subnormal 0x0001)."""
+    assert _bits(Fraction(1), "f16x2") == 0x3C00 and _bits(Fraction(1), "bf16x2") == 0x3F80
+    assert _bits(Fraction(65504), "f16x2") == 0x7BFF and _bits(Fraction(65520), "f16x2") == 0x7C00
+    assert _bits(Fraction(1, 1 << 24), "f16x2") == 0x0001 and _value(0x0001, "bf16x2") == Fraction(1, 2 ** 133)
+    assert _bits(-Fraction(3), "bf16x2") == 0xC040 and _bits(Fraction(1) + Fraction(1, 2 ** 11), "f16x2") == 0x3C00
+    assert _bits(Fraction(1) + Fraction(3, 2 ** 11), "f16x2") == 0x3C02
+    assert all(_bits(_value(b, f), f) == b for f in FORMATS for b in (0x0001, 0x03FF, 0x0400, 0x3555, 0x7BFF, 0x8001))
+
+
+THREADS, WORDS = 128, 8          # 4 warps, 16 threads on each word
+
+
+def _kernel(name: str, arch: str, instruction: str, shared: bool) -> str:
+    """Thread i adds in[i] into acc[i % WORDS] (global), or into a shared copy of acc that threads
+    0..WORDS-1 load first and store back after the block's barrier; an atom stores its old word at olds[i]."""
+    atom = instruction.startswith("atom")
+    op = f"{instruction} %r6, [%rd20], %r4;" if atom else f"{instruction} [%rd20], %r4;"
+    if shared:
+        body = f"""
+ mov.u32 %r7, sh; shl.b32 %r8, %r2, 2; add.u32 %r9, %r7, %r8; cvt.u64.u32 %rd20, %r9;
+ setp.lt.u32 %p1, %r1, {WORDS};
+ @%p1 ld.global.u32 %r10, [%rd12]; @%p1 st.shared.u32 [%r9], %r10;
+ bar.sync 0;
+ {op}
+ bar.sync 0;
+ @%p1 ld.shared.u32 %r10, [%r9]; @%p1 st.global.u32 [%rd12], %r10;"""
+    else:
+        body = f"\n mov.b64 %rd20, %rd12;\n {op}"
+    store_old = " st.global.u32 [%rd14], %r6;" if atom else ""
+    return f""".version 8.8
+.target {arch}
+.address_size 64
+.shared .align 4 .b32 sh[{WORDS}];
+.visible .entry {name}(.param .u64 acc, .param .u64 olds, .param .u64 in)
+{{
+ .reg .b32 %r<16>; .reg .b64 %rd<24>; .reg .pred %p<2>;
+ ld.param.u64 %rd1, [acc]; cvta.to.global.u64 %rd2, %rd1;
+ ld.param.u64 %rd3, [olds]; cvta.to.global.u64 %rd4, %rd3;
+ ld.param.u64 %rd5, [in]; cvta.to.global.u64 %rd6, %rd5;
+ mov.u32 %r1, %tid.x; rem.u32 %r2, %r1, {WORDS};
+ mul.wide.u32 %rd7, %r1, 4; add.s64 %rd8, %rd6, %rd7; ld.global.u32 %r4, [%rd8];
+ add.s64 %rd14, %rd4, %rd7;
+ mul.wide.u32 %rd11, %r2, 4; add.s64 %rd12, %rd2, %rd11;{body}
+{store_old}
+ ret;
+}}
+"""
+
+
+def _contending_inputs(fmt: str):
+    """acc's first words and every thread's addend: in the low half an integer (-6..6, the first word
+    -20..20: every partial sum an integer below 128, exact in binary16 and bfloat16), in the high half a
+    subnormal (k times the smallest, k in -5..5: every partial sum k' * smallest with |k'| < 100, still
+    subnormal and exact -- a flush to zero would lose it); specials none."""
+    rng = np.random.default_rng(41 if fmt == "f16x2" else 42)
+    tiny = Fraction(1, 2 ** 24) if fmt == "f16x2" else Fraction(1, 2 ** 133)
+
+    def word(low: int, high: int) -> int:
+        return _bits(Fraction(low), fmt) | _bits(high * tiny, fmt) << 16
+
+    start = [word(int(a), int(b)) for a, b in zip(rng.integers(-20, 21, WORDS), rng.integers(-20, 21, WORDS))]
+    adds = [word(int(a), int(b)) for a, b in zip(rng.integers(-6, 7, THREADS), rng.integers(-5, 6, THREADS))]
+    return np.array(start, np.uint32), np.array(adds, np.uint32)
+
+
+def _exact_sum(words: list[int], fmt: str) -> int:
+    """The packed word of the exact per-half sums (each exact in the format, so any order gives it)."""
+    out = 0
+    for shift, unit in ((0, Fraction(1)), (16, _value(0x0001, fmt))):
+        values = [_value(w >> shift & 0xFFFF, fmt) / unit for w in words]
+        # integers of the unit whose absolute values sum below 2^(fraction bits + 1): every partial sum, in
+        # any order, is such an integer -- exact (the high half's stays subnormal: below 2^fraction bits)
+        assert all(v.denominator == 1 for v in values)
+        assert sum(abs(v) for v in values) < 2 ** FORMATS[fmt][1] * (2 if shift == 0 else 1)
+        total = sum(values, Fraction(0)) * unit
+        out |= _bits(total, fmt, negative_zero=all(w >> shift & 0x8000 for w in words)) << shift
+    return out
+
+
+def _halves_sum(a: int, b: int, fmt: str) -> int:
+    return sum((_bits(_value(a >> s & 0xFFFF, fmt) + _value(b >> s & 0xFFFF, fmt), fmt,
+                      negative_zero=bool(a >> s & 0x8000 and b >> s & 0x8000)) << s) for s in (0, 16))
+
+
+def _run(ptx_text: str, name: str, arch: str, tmp_path, start, adds):
+    from bobc.sim.kernel import run_kernel
+    source, cubin = tmp_path / f"{name}.ptx", tmp_path / f"{name}.cubin"
+    source.write_text(ptx_text)
+    subprocess.run([ptxas(), f"-arch={arch}", "-O3", "-o", str(cubin), str(source)], check=True, capture_output=True)
+    out = run_kernel(cubin.read_bytes(), arch, grid=1, block=THREADS, params=["acc", "olds", "in"],
+                     buffers={"acc": start.copy(), "olds": np.zeros(THREADS, np.uint32), "in": adds},
+                     kernel_name=name)
+    return out["acc"], out["olds"]
+
+
+# (PTX instruction, format, shared memory, archs): ptxas sm_86 refuses every bf16x2 atomic ("requires
+# .target sm_90 or higher"); sm_90's shared bf16x2 loop adds with HADD2.BF16_V2, which the simulator
+# does not run (test below)
+CONTENDED = [("red.global.add.noftz.f16x2", "f16x2", False, ("sm_86", "sm_90")),
+             ("atom.global.add.noftz.f16x2", "f16x2", False, ("sm_86", "sm_90")),
+             ("red.global.add.noftz.bf16x2", "bf16x2", False, ("sm_90",)),
+             ("atom.global.add.noftz.bf16x2", "bf16x2", False, ("sm_90",)),
+             ("atom.shared.add.noftz.f16x2", "f16x2", True, ("sm_86", "sm_90")),
+             ("red.shared.add.noftz.f16x2", "f16x2", True, ("sm_86", "sm_90"))]
+RUNS = [(instruction, fmt, shared, arch) for instruction, fmt, shared, archs in CONTENDED for arch in archs]
+
+
+@pytest.mark.parametrize(("instruction", "fmt", "shared", "arch"), RUNS)
+def test_contending_packed_half_adds_give_the_exact_sums(instruction, fmt, shared, arch, tmp_path, needs_ptxas):
+    start, adds = _contending_inputs(fmt)
+    name = instruction.replace(".", "_")
+    acc, olds = _run(_kernel(name, arch, instruction, shared), name, arch, tmp_path, start, adds)
+    for w in range(WORDS):
+        mine = [int(adds[t]) for t in range(w, THREADS, WORDS)]
+        assert int(acc[w]) == _exact_sum([int(start[w])] + mine, fmt), \
+            f"{arch} {instruction}: word {w} {int(acc[w]):08x}"
+        if instruction.startswith("atom"):
+            got = [int(olds[t]) for t in range(w, THREADS, WORDS)]
+            # the olds chain: each thread's old + its value is another thread's old, or the last word
+            after = Counter(_halves_sum(o, a, fmt) for o, a in zip(got, mine))
+            assert after + Counter([int(start[w])]) == Counter(got) + Counter([int(acc[w])]), \
+                f"{arch} {instruction}: word {w}'s old values do not chain"
+
+
+def test_one_adder_rounds_once_to_nearest_even(tmp_path, needs_ptxas):
+    """Every thread its own word (sm_90: the only target with both formats) -- the rounding cases the
+    contended sums cannot hold: ties to even (down and up), more than half an ulp, overflow to infinity by
+    a tie and not by less, subnormal + normal, a subnormal carry into the normals, -0 + -0, +0 + -0,
+    x + -x, each half its own; the atom returns the old word."""
+    cases = {"f16x2": [(0x3C00, 0x1000), (0x3C00, 0x1200), (0x3C01, 0x1000), (0x7BFF, 0x4C00), (0x7BFF, 0x4BFF),
+                       (0x0001, 0x0400), (0x8000, 0x8000), (0x0000, 0x8000), (0x3555, 0xB555), (0x03FF, 0x0001),
+                       (0xFBFF, 0xCC00), (0x4248, 0x2E66)],
+             "bf16x2": [(0x3F80, 0x3B80), (0x3F80, 0x3C40), (0x3F81, 0x3B80), (0x7F7F, 0x7B00), (0x7F7F, 0x7A80),
+                        (0x0001, 0x0080), (0x8000, 0x8000), (0x0000, 0x8000), (0x3EAB, 0xBEAB), (0x007F, 0x0001),
+                        (0xFF7F, 0xFB00), (0x4049, 0x3E4D)]}
+    for fmt, pairs in cases.items():
+        arch = "sm_90"
+        # low half: the pair; high half: the pair swapped, so each half is checked in both places
+        start = np.array([a | b << 16 for a, b in pairs] * (THREADS // len(pairs) + 1), np.uint32)[:THREADS]
+        adds = np.array([b | a << 16 for a, b in pairs] * (THREADS // len(pairs) + 1), np.uint32)[:THREADS]
+        instruction = f"atom.global.add.noftz.{fmt}"
+        name = f"one_{fmt}"
+        text = _kernel(name, arch, instruction, False).replace(f"rem.u32 %r2, %r1, {WORDS};", "mov.u32 %r2, %r1;")
+        acc, olds = _run(text, name, arch, tmp_path, start, adds)
+        want = [_halves_sum(int(a), int(b), fmt) for a, b in zip(start, adds)]
+        bad = [f"  {int(a):08x} + {int(b):08x}: {int(g):08x}, PTX {w:08x}"
+               for a, b, g, w in zip(start, adds, acc, want) if int(g) != w]
+        assert not bad, f"{fmt}: not one rounding to nearest even\n" + "\n".join(bad)
+        assert olds.tolist() == start.tolist()
+
+
+def test_sm90_shared_bf16x2_loop_is_refused_by_name(tmp_path, needs_ptxas):
+    """ptxas's sm_90 atom.shared.add.noftz.bf16x2 adds with HADD2.BF16_V2 (HFMA2.MMA.BF16_V2 in a smaller
+    kernel) before its ATOMS.CAST.SPIN; the simulator has no bfloat16 HADD2 / HFMA2 and says so, naming
+    it (not a binary16 add of the bits)."""
+    start, adds = _contending_inputs("bf16x2")
+    instruction = "atom.shared.add.noftz.bf16x2"
+    with pytest.raises(Unmodeled, match=r"H(ADD|FMA)2\S*\.BF16_V2 \(modifier BF16_V2\) is not modeled"):
+        _run(_kernel("shared_bf16x2", "sm_90", instruction, True), "shared_bf16x2", "sm_90", tmp_path, start, adds)
+
+
+def test_infinities_and_nans_each_half_its_own(tmp_path, needs_ptxas):
+    """IEEE 754: inf + finite = inf, inf + inf of one sign = inf, inf - inf and a NaN operand give a NaN --
+    whose bits the PTX ISA leaves open ("unspecified NaN"); the simulator writes the canonical 0x7fff of
+    binary16 / bfloat16 half arithmetic (docs/simulator.md, "NaN, infinity, -0 and subnormal results"),
+    pinned here, in the NaN's half alone: the other half is its own sum."""
+    specials = {"f16x2": (0x7C00, 0xFC00, 0x7E01, 0xFC01, 0x3C00), "bf16x2": (0x7F80, 0xFF80, 0x7FC1, 0xFF81, 0x3F80)}
+    for fmt, (inf, minus_inf, qnan, snan, one) in specials.items():
+        # (low a, low b, low sum) with the high halves 1 + 1 = 2
+        cases = [(inf, one, inf), (minus_inf, one, minus_inf), (inf, inf, inf), (inf, minus_inf, 0x7FFF),
+                 (qnan, one, 0x7FFF), (one, snan, 0x7FFF), (qnan, snan, 0x7FFF), (minus_inf, qnan, 0x7FFF)]
+        two = _bits(Fraction(2), fmt)
+        start = np.array([(a | one << 16) for a, _, _ in cases] * (THREADS // len(cases)), np.uint32)
+        adds = np.array([(b | one << 16) for _, b, _ in cases] * (THREADS // len(cases)), np.uint32)
+        name = f"special_{fmt}"
+        text = _kernel(name, "sm_90", f"red.global.add.noftz.{fmt}", False).replace(
+            f"rem.u32 %r2, %r1, {WORDS};", "mov.u32 %r2, %r1;")
+        acc, _ = _run(text, name, "sm_90", tmp_path, start, adds)
+        want = [w | two << 16 for _, _, w in cases] * (THREADS // len(cases))
+        assert [int(g) for g in acc] == want, f"{fmt}: " + " ".join(f"{int(g):08x}" for g in acc[:len(cases)])
