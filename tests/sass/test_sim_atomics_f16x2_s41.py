@@ -343,3 +343,26 @@ def sm90_cases() -> dict:
     tests/gpu/prepare.sh -- bobc's assembler has no ADD.F16x2 / .BF16x2 form yet): name -> (PTX, acc's first
     words, addends).  Launch: one block of THREADS threads, parameters (acc, olds, in)."""
     return {name: (ptx(name, "sm_90"), *inputs(name)) for name in sorted(CASES)}
+
+
+# sm_90's vector atomics (PTX atom / red .global .v2 / .v4 with .f16x2 / .bf16x2): ptxas writes one
+# ATOMG / REDG .E.ADD.F16x4 / .F16x8 / .BF16x4 / .BF16x8 on 8 or 16 bytes
+VECTORS = [("atom.global.v2.f16x2.add.noftz {%r6, %r7}, [%rd20], {%r4, %r4};", "F16x4"),
+           ("red.global.v2.f16x2.add.noftz [%rd20], {%r4, %r4};", "F16x4"),
+           ("red.global.v4.f16x2.add.noftz [%rd20], {%r4, %r4, %r4, %r4};", "F16x8"),
+           ("red.global.v2.bf16x2.add.noftz [%rd20], {%r4, %r4};", "BF16x4"),
+           ("atom.global.v4.bf16x2.add.noftz {%r6, %r7, %r8, %r9}, [%rd20], {%r4, %r4, %r4, %r4};", "BF16x8")]
+
+
+@pytest.mark.parametrize(("instruction", "vector"), VECTORS)
+def test_vector_packed_half_atomics_are_refused_by_name(instruction, vector, tmp_path, needs_ptxas):
+    """Their type modifier (.F16x4 ...) was not read as one, so the simulator ran them as a 32-bit integer
+    add of the first word, silently (four threads adding 0x3c003c00 (1.0, 1.0) twice left 0xf000f000 and 0
+    for 0x44004400 twice); refused by name now, as .F32x2 (red.global.v2.f32.add) already was."""
+    start, adds = _contending_inputs("f16x2")
+    text = _kernel("vector", "sm_90", "red.global.add.noftz.f16x2", False).replace(
+        "red.global.add.noftz.f16x2 [%rd20], %r4;", instruction).replace(f"rem.u32 %r2, %r1, {WORDS};",
+                                                                          f"rem.u32 %r2, %r1, {WORDS // 4}; shl.b32 %r2, %r2, 2;")
+    assert instruction in text
+    with pytest.raises(Unmodeled, match=rf"\((ATOMG|REDG)\.E\.ADD\.{vector}\.RN\S* .*is not modeled"):
+        _run("red_f16x2_contended", "sm_90", tmp_path, text.replace(".entry vector(", ".entry red_f16x2_contended("))

@@ -2778,9 +2778,9 @@ class Launch:
         op = next((m for m in mods if m in ("ADD", "MIN", "MAX", "EXCH", "AND", "OR", "XOR", "INC", "DEC",
                                              "CAS")), None)
         # the operand type is the modifier that names one (ptxas writes .S32, .F32, .64, .S64, .F64, .F16x2,
-        # .BF16x2, ... and none for u32): any but a 32-bit one -- a word or a pair of halves -- is refused,
-        # not run as 32 bits
-        types = [m for m in mods if re.fullmatch(r"(S|U|F|BF)?(8|16|32|64|128)(x2)?", m)]
+        # .BF16x2, sm_90's vector atomics .F32x2, .F16x4, .F16x8, .BF16x8 ... -- PTX atom / red .v2 / .v4 / .v8 --
+        # and none for u32): any but a 32-bit one -- a word or a pair of halves -- is refused, not run as 32 bits
+        types = [m for m in mods if re.fullmatch(r"(S|U|F|BF)?(8|16|32|64|128)(x\d+)?", m)]
         dtype = types[0] if len(types) == 1 else "U32" if not types else "+".join(types)
         if op is None or dtype not in ("F32", "S32", "U32", "F16x2", "BF16x2"):
             self._unmodeled(ins, f"{ins.full_opcode} (atomics: ADD/MIN/MAX/EXCH/AND/OR/XOR/INC/DEC/CAS on 32 bits, "
