@@ -25,7 +25,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from bobc.nvtools import ptxas
+from bobc.nvtools import nvdisasm, ptxas
 from bobc.sim.faults import Unmodeled
 
 # format -> (exponent bits, fraction bits)
@@ -366,3 +366,54 @@ def test_vector_packed_half_atomics_are_refused_by_name(instruction, vector, tmp
     assert instruction in text
     with pytest.raises(Unmodeled, match=rf"\((ATOMG|REDG)\.E\.ADD\.{vector}\.RN\S* .*is not modeled"):
         _run("red_f16x2_contended", "sm_90", tmp_path, text.replace(".entry vector(", ".entry red_f16x2_contended("))
+
+
+def _scalar_kernel(arch: str) -> str:
+    """Thread i adds its half in[i] into the half acc[i % 4] (two words) with atom.global.add.noftz.f16 --
+    ptxas's loop of LDG, PRMT / HADD2 and ATOMG.E.CAS on the word -- and stores its old half at olds[i]."""
+    return f""".version 8.8
+.target {arch}
+.address_size 64
+.visible .entry scalar_f16(.param .u64 acc, .param .u64 olds, .param .u64 in)
+{{
+ .reg .b32 %r<8>; .reg .b64 %rd<12>; .reg .b16 %h<4>;
+ ld.param.u64 %rd1, [acc]; cvta.to.global.u64 %rd2, %rd1; ld.param.u64 %rd3, [in]; cvta.to.global.u64 %rd4, %rd3;
+ ld.param.u64 %rd8, [olds]; cvta.to.global.u64 %rd9, %rd8;
+ mov.u32 %r1, %tid.x; mul.wide.u32 %rd5, %r1, 2; add.s64 %rd6, %rd4, %rd5; ld.global.u16 %h1, [%rd6];
+ and.b32 %r2, %r1, 3; mul.wide.u32 %rd7, %r2, 2; add.s64 %rd7, %rd2, %rd7;
+ atom.global.add.noftz.f16 %h2, [%rd7], %h1;
+ add.s64 %rd10, %rd9, %rd5; st.global.u16 [%rd10], %h2;
+ ret;
+}}
+"""
+
+
+@pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
+def test_scalar_half_atomics_loop_on_a_64_bit_cas(arch, tmp_path, needs_ptxas, needs_nvdisasm):
+    """nvdisasm prints ATOMG.E.CAS's address without .64 (`[R6]`, R6:R7 filled as a pair by ptxas), and the
+    simulator refused it as "a 32-bit global address" -- every global CAS ptxas writes: atom.global.cas and
+    the CAS loops of atom.global.add.noftz.f16.  Read as the 64-bit address it is, 96 threads (3 warps)
+    adding small integers (every partial sum exact) into 4 halves give the exact sums, and the old halves
+    returned chain (PTX ISA, atom: .add.noftz.f16 rounds to nearest even, subnormals kept)."""
+    from bobc.sim.kernel import run_kernel
+    threads = 96
+    rng = np.random.default_rng(7)
+    start = [_bits(Fraction(int(v)), "f16x2") for v in rng.integers(-20, 21, 4)]
+    adds = [_bits(Fraction(int(v)), "f16x2") for v in rng.integers(-8, 9, threads)]
+    source, cubin = tmp_path / "scalar_f16.ptx", tmp_path / "scalar_f16.cubin"
+    source.write_text(_scalar_kernel(arch))
+    subprocess.run([ptxas(), f"-arch={arch}", "-O3", "-o", str(cubin), str(source)], check=True, capture_output=True)
+    listing = subprocess.run([nvdisasm(), str(cubin)],
+                             check=True, capture_output=True, text=True).stdout
+    assert "ATOMG.E.CAS" in listing and ".64]" not in listing.split("ATOMG.E.CAS")[1].split(";")[0]
+    out = run_kernel(cubin.read_bytes(), arch, grid=1, block=threads, params=["acc", "olds", "in"],
+                     buffers={"acc": np.array(start, np.uint16), "olds": np.zeros(threads, np.uint16),
+                              "in": np.array(adds, np.uint16)}, kernel_name="scalar_f16")
+    acc, olds = out["acc"].tolist(), out["olds"].tolist()
+    for h in range(4):
+        mine = adds[h::4]
+        total = _value(start[h], "f16x2") + sum((_value(a, "f16x2") for a in mine), Fraction(0))
+        assert acc[h] == _bits(total, "f16x2"), f"{arch} half {h}: {acc[h]:04x}"
+        got = olds[h::4]
+        after = Counter(_bits(_value(o, "f16x2") + _value(a, "f16x2"), "f16x2") for o, a in zip(got, mine))
+        assert after + Counter([start[h]]) == Counter(got) + Counter([acc[h]]), f"{arch} half {h}: olds do not chain"
