@@ -24,7 +24,7 @@
 #               purpose (Xid 31, Xid 13); the hosts' one-line messages (-s prints them)
 # dmesg.txt     kernel messages about the GPU (Xid lines), when readable
 # nan_bits.log  tests/gpu/test_sim_probes_gpu.py's record: the bits PTX leaves open (NaNs of RED/ATOM .ADD.F32,
-#               F2F.F64.F16, DFMA, HMMA), the GPU's words beside the simulator's; and
+#               .ADD.F16x2 / .BF16x2 halves, F2F.F64.F16, DFMA, HMMA), the GPU's words beside the simulator's; and
 #               tests/gpu/test_gemm_specials_gpu_s41.py's: NaN / inf / -0 / binary16 subnormals through
 #               the product kernels (HMMA, and sm_90's HGMMA kernel)
 # pytest_gemm_specials.log tests/gpu/test_gemm_specials_gpu_s41.py (a run of its own: HGMMA may hang)

@@ -92,3 +92,33 @@ def test_s41_specials_store_what_ptx_fixes_and_record_the_rest(folder, name, whi
         print(record)
     bad = s41.check(name, got)
     assert not bad, f"GPU ({which}) {name} != PTX ISA:\n" + "\n".join(bad)
+
+
+# Probe s41 f16x2atoms's (tests/sass/test_sim_atomics_f16x2_s41.py): atom / red .add.noftz.f16x2 / .bf16x2 on
+# global and shared memory, 128 threads on 8 words, one adder a word's roundings, infinities and NaN halves;
+# ptxas's cubins only (bobc's assembler has no ADD.F16x2 / .BF16x2 form yet).  What the PTX ISA fixes is
+# asserted; a NaN half's bits are written, beside the simulator's 0x7fff, to NAN_BITS_LOG, else printed.
+from tests.sass import test_sim_atomics_f16x2_s41 as halves  # noqa: E402
+
+HALVES = halves.sm90_cases()
+
+
+@pytest.mark.parametrize("name", sorted(HALVES))
+def test_s41_packed_half_atomics_store_the_ptx_sums(folder, name):
+    _, start, adds = HALVES[name]
+    module = cp.RawModule(path=str(folder / f"{name}.ptxas.cubin"))
+    acc, olds = cp.asarray(start), cp.zeros(halves.THREADS, cp.uint32)
+    module.get_function(name)((1,), (halves.THREADS,), (acc, olds, cp.asarray(adds)))
+    cp.cuda.Device().synchronize()
+    acc, olds = cp.asnumpy(acc), cp.asnumpy(olds)
+    opened = halves.open_words(name, acc)
+    if opened:
+        record = f"== {name} (ptxas): NaN halves PTX leaves open, as the GPU stored them\n" + "\n".join(opened) + "\n"
+        named = os.environ.get("NAN_BITS_LOG")
+        if named:
+            with open(named, "a") as log:
+                log.write(record)
+        else:
+            print(record)
+    bad = halves.check(name, acc, olds)
+    assert not bad, f"GPU (ptxas) {name} != PTX ISA:\n" + "\n".join(bad)

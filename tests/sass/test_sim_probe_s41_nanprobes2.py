@@ -20,7 +20,7 @@ Each kernel's expected words are split in two:
   which the simulator does not (it keeps NumPy's bits there, FADD's canonical 0x7fffffff elsewhere).
 
 Not probed: HGMMA (wgmma) accumulators -- its kernel needs shared-memory descriptors and a TMA-less
-fill; RED / ATOM .ADD.F16x2 -- the simulator refuses it (Unmodeled) and bobc's assembler has no encoding.
+fill; RED / ATOM .ADD.F16x2 -- tests/sass/test_sim_atomics_f16x2_s41.py runs it in the simulator.
 """
 from __future__ import annotations
 

@@ -165,6 +165,25 @@ def _bf16(x) -> np.ndarray:
     return np.where(nan, np.uint64(CANONICAL_NAN16), rounded).astype(np.uint32) & 0xFFFF
 
 
+def _add_packed_halves(old, value, bfloat: bool) -> np.uint32:
+    """PTX atom / red .add.noftz.f16x2 and .bf16x2: each 16-bit half of the word added to the same half
+    of `value` on its own, rounded to nearest even, subnormal inputs and results kept (.noftz); a NaN half
+    is the canonical 0x7fff (docs/simulator.md, "NaN, infinity, -0 and subnormal results": PTX says only
+    "unspecified NaN").  binary16: the float64 sum of two halves is exact, so its one rounding to binary16
+    is the IEEE sum's.  bfloat16: the float32 sum rounded again to 8 bits equals the one rounding of the
+    exact sum (24 >= 2 * 8 + 2 bits: double rounding of a sum is innocuous, Figueroa 1995; below 2^-109
+    a sum of bfloat16 values, multiples of 2^-133, is exact in binary32)."""
+    old, value = np.uint32(old), np.uint32(value)
+    with np.errstate(all="ignore"):
+        if bfloat:
+            halves = [np.array([(w & 0xFFFF) << 16, w & 0xFFFF0000], dtype=np.uint32).view(np.float32)
+                      for w in (old, value)]
+            low, high = _bf16(halves[0] + halves[1])
+            return np.uint32(int(low) | int(high) << 16)
+        (al, ah), (bl, bh) = _halves(old), _halves(value)
+        return np.uint32(_pack(np.float64(al) + np.float64(bl), np.float64(ah) + np.float64(bh)))
+
+
 def _ftz32(x):
     x = np.asarray(x, dtype=np.float32)
     return np.where(np.abs(x) < np.finfo(np.float32).tiny, np.copysign(np.float32(0), x), x).astype(np.float32)
@@ -2766,12 +2785,14 @@ class Launch:
         op = next((m for m in mods if m in ("ADD", "MIN", "MAX", "EXCH", "AND", "OR", "XOR", "INC", "DEC",
                                              "CAS")), None)
         # the operand type is the modifier that names one (ptxas writes .S32, .F32, .64, .S64, .F64, .F16x2,
-        # .BF16x2, ... and none for u32): any but a 32-bit one is refused, not run as 32 bits
-        types = [m for m in mods if re.fullmatch(r"(S|U|F|BF)?(8|16|32|64|128)(x2)?", m)]
+        # .BF16x2, sm_90's vector atomics .F32x2, .F16x4, .F16x8, .BF16x8 ... -- PTX atom / red .v2 / .v4 / .v8 --
+        # and none for u32): any but a 32-bit one -- a word or a pair of halves -- is refused, not run as 32 bits
+        types = [m for m in mods if re.fullmatch(r"(S|U|F|BF)?(8|16|32|64|128)(x\d+)?", m)]
         dtype = types[0] if len(types) == 1 else "U32" if not types else "+".join(types)
-        if op is None or dtype not in ("F32", "S32", "U32"):
-            self._unmodeled(ins, f"{ins.full_opcode} (atomics: ADD/MIN/MAX/EXCH/AND/OR/XOR/INC/DEC/CAS on 32 bits)")
-        if dtype == "F32" and op not in ("ADD",):
+        if op is None or dtype not in ("F32", "S32", "U32", "F16x2", "BF16x2"):
+            self._unmodeled(ins, f"{ins.full_opcode} (atomics: ADD/MIN/MAX/EXCH/AND/OR/XOR/INC/DEC/CAS on 32 bits, "
+                                 f"ADD on .F16x2 / .BF16x2 pairs)")
+        if dtype in ("F32", "F16x2", "BF16x2") and op not in ("ADD",):
             self._unmodeled(ins)
         return op, dtype
 
@@ -2783,6 +2804,8 @@ class Launch:
             return np.uint32(0 if int(old) >= int(value) else int(old) + 1)
         if op == "DEC":                     # PTX atom.dec: old == 0 or old > value ? value : old - 1
             return np.uint32(value if int(old) == 0 or int(old) > int(value) else int(old) - 1)
+        if dtype in ("F16x2", "BF16x2"):    # PTX atom / red .add.noftz.f16x2 / .bf16x2 (no .FTZ: subnormals kept)
+            return _add_packed_halves(old, value, dtype == "BF16x2")
         if dtype == "F32":
             a, b = np.uint32(old).view(np.float32), np.uint32(value).view(np.float32)
             if ftz:                         # .FTZ (PTX atom.add.f32): subnormal inputs and result -> signed 0
@@ -2802,7 +2825,8 @@ class Launch:
 
     def _atomic(self, ins, mods, mask, view_of, addresses, values, swaps=None):
         """Apply the atomics in thread order (the GPU's order is unspecified; commutative integer
-        operations give the same memory in any order, binary32 additions differ only in rounding)."""
+        operations give the same memory in any order, binary32 and packed-half additions differ only in
+        rounding)."""
         op, dtype = self._atomic_op(ins, mods)
         olds = np.zeros(addresses.size, dtype=np.uint32)
         swaps = swaps.tolist() if swaps is not None else [None] * addresses.size

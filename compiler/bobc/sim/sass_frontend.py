@@ -308,6 +308,12 @@ def parse_line(pc: int, text: str, word: int) -> Instruction:
         unreadable = ""
     except SimulationFault as error:
         operands, unreadable = (), error.message
+    if parts[0] in ("ATOMG", "ATOM") and "CAS" in parts[1:] and "E" in parts[1:]:
+        # nvdisasm prints ATOMG.E.CAS's 64-bit (.E) address without .64 (`ATOMG.E.CAS.STRONG.GPU PT, R10,
+        # [R6], R11, R3`), where ptxas fills R6:R7 as a pair (atom.global.cas.b32 of a .u64 address, and its
+        # CAS loops of atom.global.add.noftz.f16 / .bf16): read as [R6.64], as every other .E access prints
+        operands = tuple(dataclasses.replace(o, wide=True) if o.kind == "mem" and o.index != 255 else o
+                         for o in operands)
     return Instruction(pc, text.strip(), parts[0], tuple(parts[1:]), guard, negated, operands,
                        Control.from_word(word), unreadable)
 
