@@ -359,9 +359,9 @@ CASES = {
     "red_add_f32_global": ("red.global.add.f32 [%a], %w1; ld.global.u32 %o0, [%a]; mov.u32 %o1, 0;",
                            2, 2, _atomic_inputs, _atomic_expect(True, False), _atomic_choice(True), True, "",
                            ("sm_86", "sm_90")),
-    # ptxas: ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU (bobc's assembler has no sm_90 encoding of it yet)
+    # ptxas: ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU (learned from tools/ptx_corpus/conv_atomic_forms.ptx)
     "atom_add_f32_global": ("atom.global.add.f32 %o1, [%a], %w1; ld.global.u32 %o0, [%a];",
-                            2, 2, _atomic_inputs, _atomic_expect(True, True), _atomic_choice(True), False, "",
+                            2, 2, _atomic_inputs, _atomic_expect(True, True), _atomic_choice(True), True, "",
                             ("sm_86", "sm_90")),
     # ptxas: a loop of FADD and ATOMS.CAST.SPIN (no flushing: PTX keeps subnormals on shared memory); the
     # simulator runs ATOMS.CAST.SPIN since probe s41 asmconv (a compare-and-store returning success)
@@ -370,10 +370,10 @@ CASES = {
                             "ld.shared.u32 %o0, [%r4];",
                             2, 2, _atomic_inputs, _atomic_expect(False, True), lambda i: [None] * (2 * THREADS), True, SHARED,
                             ("sm_86", "sm_90")),
-    # ptxas: F2F.F64.F16 (bobc's assembler has no encoding of it yet)
+    # ptxas: F2F.F64.F16 (learned from tools/ptx_corpus/conv_atomic_forms.ptx)
     "cvt_f64_f16": ("mov.b32 {%h1, %h2}, %w0; cvt.f64.f16 %rd20, %h1; mov.b64 {%o0, %o1}, %rd20;",
                     1, 2, _halves_inputs, lambda i: _split([_widened(int(w) & 0xFFFF) for w in i]),
-                    lambda i: _split([_widen_choice(int(w) & 0xFFFF) for w in i]), False, "", ("sm_86", "sm_90")),
+                    lambda i: _split([_widen_choice(int(w) & 0xFFFF) for w in i]), True, "", ("sm_86", "sm_90")),
     "fma_f64": ("mov.b64 %rd20, {%w0, %w1}; mov.b64 %rd21, {%w2, %w3}; mov.b64 %rd22, {%w4, %w5}; "
                 "fma.rn.f64 %rd23, %rd20, %rd21, %rd22; mov.b64 {%o0, %o1}, %rd23;",
                 6, 2, _fma_inputs, lambda i: _split([_fma64(F64[a], F64[b], F64[c]) for a, b, c in TRIPLES]),
