@@ -49,9 +49,12 @@ STORE_LOW, LOAD_HIGH = "    STS [R3], R2\n", "    LDS R4, [R3+-0x40]\n"
 SASS = {
     # different paths, nothing between: a race (either path may run first on sm_70+)
     "twopaths": "    @P0 BRA high\n" + STORE_LOW + "    BRA join\nhigh:\n" + LOAD_HIGH + "join:\n",
-    # the store's path WARPSYNCs the whole warp before the load can run: ordered
-    # (WARPSYNC 0xffffffff on sm_86, WARPSYNC.ALL on sm_90: the assembler's forms for each)
-    "warpsync": "    @P0 BRA high\n" + STORE_LOW + "    {warpsync}\n    BRA join\nhigh:\n" + LOAD_HIGH + "join:\n",
+    # both paths WARPSYNC the whole warp (every lane a WARPSYNC names must reach one: the store's lanes
+    # wait at theirs until the load's lanes reach theirs) before the load: ordered
+    # (WARPSYNC 0xffffffff on sm_86, WARPSYNC.ALL on sm_90: the assembler's forms for each; with the
+    # load's path alone lacking it, tests/sim/test_bsync_waits_s41.py: a race)
+    "warpsync": "    @P0 BRA high\n" + STORE_LOW + "    {warpsync}\n    BRA join\nhigh:\n    {warpsync}\n" + LOAD_HIGH +
+                "join:\n",
     # reconverged by BSYNC (the lanes BSSY recorded), then a predicated load: ordered
     "bsync": "    BSSY B0, join\n    @P0 BRA high\n" + STORE_LOW + "    BRA join\nhigh:\n    MOV R4, RZ\njoin:\n"
              "    BSYNC B0\n    @P0 LDS R4, [R3+-0x40]\n",

@@ -11,7 +11,9 @@ uniform registers are a [64, threads] array whose columns agree within a warp
 
 Scheduling: each step issues the lowest program counter among the threads
 that are live and not waiting at a barrier, for the threads at it, guarded by
-their predicate; threads that EXIT leave.  A barrier (BAR.SYNC / BAR.RED, any
+their predicate; threads that EXIT leave.  Lanes of a warp wait for each other
+as on sm_70 and later: at BSYNC Bx for the live lanes the warp's last BSSY Bx
+recorded, at WARPSYNC for its mask's live lanes (Launch._past_waits).  A barrier (BAR.SYNC / BAR.RED, any
 barrier number and thread count) parks the threads that reach it until its
 count of the block's threads has arrived (BAR.ARV arrivals included; for a
 whole-block barrier, threads that exited count as arrived, as on Volta and
@@ -138,6 +140,16 @@ def _halves(u) -> tuple[np.ndarray, np.ndarray]:
 # keep an input's payload and sign, or write x86's default NaN 0xffc00000.
 CANONICAL_NAN32 = np.uint32(0x7FFFFFFF)
 CANONICAL_NAN16 = np.uint32(0x7FFF)         # binary16 and bfloat16 alike
+
+
+def _sync_kind(ins) -> int | None:
+    """Where lanes of a warp wait for each other: the B register of a BSYNC, -1 for a WARPSYNC (.ALL, an
+    immediate or a register mask), None for any other instruction."""
+    if ins.opcode == "BSYNC" and ins.operands and ins.operands[0].kind == "breg":
+        return ins.operands[0].index
+    if ins.opcode == "WARPSYNC" and set(ins.modifiers) <= {"ALL"}:
+        return -1
+    return None
 
 
 def _bits32(value) -> np.ndarray:
@@ -301,6 +313,10 @@ class Launch:
         self.max_steps = max_steps
         self.addressing = None      # the threads whose addresses bobc.sim.memory checks now (a mask or True)
         self.code = {ins.pc: ins for ins in code}
+        # where lanes wait for each other (BSYNC Bx, WARPSYNC): pc -> the B register, or -1 for a WARPSYNC
+        self.syncs = {ins.pc: _sync_kind(ins) for ins in code if _sync_kind(ins) is not None}
+        self.bssy_lanes = None      # [warps, 16] uint32: the lanes each warp's last BSSY on Bx recorded
+        self.passed = None          # [threads] bool: lanes at a sync whose wait is over (they issue it next)
         self.memory = memory
         self.checker = Checker(geometry.name, geometry.arch, code) if check_hazards else None
         self.memory_descriptor = sim_arch(geometry.arch).memory_descriptor   # bank 0's (arch.ARCHES)
@@ -790,8 +806,16 @@ class Launch:
                     runnable = self.live & ~self.waiting
                 pc = int(self.pc[runnable].min())
                 at = runnable & (self.pc == pc)
+                if pc in self.syncs:
+                    picked = self._past_waits(runnable, pc, at)
+                    if picked is None:          # every runnable lane waits at a BSYNC / WARPSYNC
+                        if not self._release():
+                            raise self._sync_deadlock(runnable)
+                        continue
+                    pc, at = picked
                 if np.array_equal(at, self.live):
                     converged, uniform_pc, came = True, pc, None
+                    self.passed = None
                     at = base = True if at.all() else at
             mask = at
             try:
@@ -851,10 +875,87 @@ class Launch:
             else:
                 self.pc[at] += 16
                 came_from[at] = pc
+                if self.passed is not None:
+                    self.passed[at] = False
                 if outcome is not None:
                     if outcome[0] == "jump" and outcome[1] != pc + 16:
                         self.divergence.split(at, np.ones(self.threads, dtype=bool) if mask is True else mask, steps, pc)
                     self._diverge(*outcome, mask)
+
+    def _past_waits(self, runnable, pc, at):
+        """Lanes at a BSYNC / WARPSYNC wait for their warp's other lanes (sm_70 and later: BSYNC Bx
+        until every lane the last BSSY Bx recorded has arrived at a BSYNC Bx or exited; WARPSYNC
+        until every lane of its mask has arrived at a WARPSYNC or exited).  The (pc, threads) to
+        issue next, lowest pc first among the lanes that need not wait; None: every runnable lane
+        waits."""
+        while True:
+            held = self._waiting_at_sync(pc, at)
+            if held is None:
+                return pc, at
+            at = at & ~held
+            if at.any():
+                return pc, at
+            runnable = runnable & ~held
+            if not runnable.any():
+                return None
+            pc = int(self.pc[runnable].min())
+            at = runnable & (self.pc == pc)
+            if pc not in self.syncs:
+                return pc, at
+
+    def _waiting_at_sync(self, pc, at):
+        """The threads of `at` (at the BSYNC / WARPSYNC at pc) whose warp's awaited lanes have not
+        all arrived (None: none wait).  Awaited lanes that have arrived elsewhere (another BSYNC on the
+        same register, another WARPSYNC) are marked to pass when they next issue."""
+        barrier = self.syncs[pc]
+        lanes = at.reshape(-1, WARP)
+        warps = np.flatnonzero(lanes.any(axis=1))
+        weights = np.uint64(1) << np.arange(WARP, dtype=np.uint64)
+        here = (lanes[warps].astype(np.uint64) * weights).sum(axis=1)
+        if barrier >= 0:
+            if self.bssy_lanes is None:
+                return None
+            need = self.bssy_lanes[warps, barrier].astype(np.uint64)
+        else:
+            ins = self.code[pc]
+            if "ALL" in ins.modifiers or not ins.operands:
+                need = np.full(warps.size, 0xFFFFFFFF, dtype=np.uint64)
+            else:
+                masks = np.where(at, self._full(self.u32(ins, ins.operands[0])).astype(np.uint64), 0)
+                need = np.bitwise_or.reduce(masks.reshape(-1, WARP)[warps], axis=1)
+        alive = (self.live.reshape(-1, WARP)[warps].astype(np.uint64) * weights).sum(axis=1)
+        missing = need & alive & ~here
+        if not missing.any():
+            return None
+        held = None
+        for k in np.flatnonzero(missing).tolist():
+            w = int(warps[k])
+            others = w * WARP + np.flatnonzero((int(missing[k]) >> np.arange(WARP)) & 1)
+            if self.passed is not None and self.passed[at[w * WARP:(w + 1) * WARP].nonzero()[0] + w * WARP].all():
+                continue
+            if all(self.syncs.get(int(p)) == barrier and not self.waiting[t]
+                   for t, p in zip(others.tolist(), self.pc[others].tolist())):
+                if self.passed is None:
+                    self.passed = np.zeros(self.threads, dtype=bool)
+                self.passed[others] = True      # they arrived elsewhere: all go on
+                continue
+            if held is None:
+                held = np.zeros(self.threads, dtype=bool)
+            held[w * WARP:(w + 1) * WARP] = lanes[w]
+        return held
+
+    def _sync_deadlock(self, runnable) -> SimulationFault:
+        """Every runnable thread waits at a BSYNC / WARPSYNC for lanes that cannot arrive."""
+        first = int(np.argmax(runnable))
+        pc = int(self.pc[first])
+        ins = self.code[pc]
+        fault = SimulationFault(f"{self.g.name}: instruction at {pc:#06x} ({ins.text}): "
+                                f"{self.describe_thread(first)} waits for lanes of its warp that never arrive "
+                                f"(they wait at a barrier or at another BSYNC / WARPSYNC): a deadlock on the GPU",
+                                hint="every lane a BSSY records must reach its BSYNC (or exit), every lane a "
+                                     "WARPSYNC names must reach a WARPSYNC (or exit), before any waits elsewhere")
+        fault.launch, fault.pc, fault.thread, fault.thread_named = self.g.name, pc, first, True
+        return fault
 
     def _step_limit(self, ins, at) -> None:
         """Stop a launch that has issued max_steps instructions: most likely a loop that never ends
@@ -941,6 +1042,17 @@ class Launch:
                                 "memory (the GPU fails the launch): end with ptxas's fence after the last "
                                 "barrier, MEMBAR.ALL.GPU; ERRBAR; CGAERRBAR; CCTL.IVALL (PTX fence.acq_rel.cluster)")
         return ("exit", 0)
+
+    def op_BSSY(self, ins, mods, o, mask):
+        """BSSY Bx, target: record the executing lanes of each warp in convergence barrier Bx (what a
+        later BSYNC Bx waits for: _past_waits)."""
+        if self.bssy_lanes is None:
+            self.bssy_lanes = np.zeros((self.threads // WARP, 16), dtype=np.uint32)
+        active = (np.ones(self.threads, dtype=bool) if mask is True else mask).reshape(-1, WARP)
+        warps = active.any(axis=1)
+        bits = (active.astype(np.uint64) << np.arange(WARP, dtype=np.uint64)).sum(axis=1).astype(np.uint32)
+        self.bssy_lanes[warps, o[0].index] = bits[warps]
+        return None
 
     def op_BRA(self, ins, mods, o, mask):
         if mods in (("DIV",), ("CONV",)) and len(o) == 2 and o[1].kind == "imm":
