@@ -3,7 +3,8 @@ after probe s41 nanprobes2's found-and-left 2 and 3).  tools/ptx_corpus/conv_ato
 with the pinned ptxas and nvdisasm:
 - ptxas writes ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU for atom.global.add.f32, ATOMG.E.ADD.F16x2.RN.STRONG.GPU for
   atom.global.add.noftz.f16x2, F2F.F64.F16 for cvt.f64.f16 and, for atom.shared.add.f32, a loop of LDS, FADD and
-  ATOMS.CAST.SPIN (sm_86 indexing the word, `[R.X4]`) -- forms `bobc asm` refused before;
+  ATOMS.CAST.SPIN -- forms `bobc asm` refused before (ATOMS.CAST.SPIN was learned already; ptxas here
+  does not index its word on sm_86, so the `[R.X4]` form stays unlearned);
 - each ptxas word assembles from nvdisasm's text to the same 128 bits, and nvdisasm reads it back;
 - each kernel's listing assembles to ptxas's .text;
 - ptxas's cubin and bobc's run in the simulator to what the PTX ISA defines, computed here in plain Python:
@@ -12,7 +13,7 @@ with the pinned ptxas and nvdisasm:
   where the word still holds what the thread read and tells it whether it did -- adds every thread's value
   exactly once: the sums are integer-valued floats far below 2^24, so every order of the additions gives
   the same exact sum, and each thread's returned old word is a partial sum of its slot's chain;
-- the packed-half atomic still refuses in the simulator by name (Unmodeled), its form is only assembled.
+- the packed-half atomic runs in the simulator, each half added on its own (exact sums of chosen halves).
 """
 from __future__ import annotations
 
