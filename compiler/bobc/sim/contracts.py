@@ -167,8 +167,9 @@ def begin_copies(memory, copies, where: str) -> list[tuple]:
                     f"destination may not overlap a source; give the launch ranges apart")
         data = memory.read(source, size, f"{where}: the source of its declared copy ({what})")
         pending.append((what, source, destination, size, data))
+    import numpy as np
     for what, _, destination, size, data in pending:
-        memory.write(destination, bytes(b ^ 0xFF for b in data),
+        memory.write(destination, (np.frombuffer(data, np.uint8) ^ 0xFF).tobytes(),
                      f"{where}: the destination of its declared copy ({what})")
     return pending
 
