@@ -193,11 +193,14 @@ def module_place(at, search_path) -> str | None:
 
     if at is None:
         return None
-    path = os.path.abspath(at.path)
-    for folder in search_path:
-        folder = os.path.abspath(folder)
-        if path.startswith(folder + os.sep):
-            return f"{Path(os.path.relpath(path, folder)).as_posix()}:{at.line}:{at.column}"
+    # as written first, then with symlinks resolved on both sides: the module may have been read
+    # through a symlinked folder that the search path names resolved (or the other way round)
+    for spelled in (os.path.abspath, os.path.realpath):
+        path = spelled(at.path)
+        for folder in search_path:
+            folder = spelled(folder)
+            if path.startswith(folder + os.sep):
+                return f"{Path(os.path.relpath(path, folder)).as_posix()}:{at.line}:{at.column}"
     return None
 
 
