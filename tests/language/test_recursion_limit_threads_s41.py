@@ -21,41 +21,48 @@ import textwrap
 
 from tests.conftest import REPO
 
+# The plan both child scripts evaluate: `deep` recurses N frames deep (sum of a list 0 .. N-1), `shallow`
+# does not; its Plan value is encoded by an intrinsic the child registers.
+PLAN = """module Plan
+
+family Plan : Type 0
+constructor PlanValue
+field unrestricted launches : Nat
+end-family
+
+family List : Type 0
+constructor ListEmpty
+constructor ListCons
+field unrestricted head : Nat
+field unrestricted tail : (family List)
+end-family
+
+def code : Bytes = (compiler-native-encode (family Plan) (constructor Plan PlanValue 7))
+def upTo = (lambda unrestricted n : Nat .
+  (nat-eliminate (lambda unrestricted k : Nat . (family List))
+    (constructor List ListEmpty)
+    (lambda unrestricted k : Nat . (lambda unrestricted rest : (family List) .
+       (constructor List ListCons k rest)))
+    n))
+def sum = (lambda unrestricted xs : (family List) .
+  (eliminate List (lambda unrestricted c : (family List) . Nat) xs
+    (branch ListEmpty . (bytes-length code))
+    (branch ListCons h t induction . (nat-add induction h))))
+def deep : Nat = (sum (upTo {n}))
+def shallow : Nat = (bytes-length code)
+"""
+
+
+def write_plan(path, n):
+    path.write_text(PLAN.format(n=n))
+    return str(path)
+
+
 CHILD = textwrap.dedent('''
     import sys, threading
     from bobc.language import Intrinsics, VBytes, load_program
     from bobc.targets import SM86
 
-    PLAN = """module Plan
-
-    family Plan : Type 0
-    constructor PlanValue
-    field unrestricted launches : Nat
-    end-family
-
-    family List : Type 0
-    constructor ListEmpty
-    constructor ListCons
-    field unrestricted head : Nat
-    field unrestricted tail : (family List)
-    end-family
-
-    def code : Bytes = (compiler-native-encode (family Plan) (constructor Plan PlanValue 7))
-    def upTo = (lambda unrestricted n : Nat .
-      (nat-eliminate (lambda unrestricted k : Nat . (family List))
-        (constructor List ListEmpty)
-        (lambda unrestricted k : Nat . (lambda unrestricted rest : (family List) .
-           (constructor List ListCons k rest)))
-        n))
-    def sum = (lambda unrestricted xs : (family List) .
-      (eliminate List (lambda unrestricted c : (family List) . Nat) xs
-        (branch ListEmpty . (bytes-length code))
-        (branch ListCons h t induction . (nat-add induction h))))
-    def deep : Nat = (sum (upTo N))
-    def shallow : Nat = (bytes-length code)
-    """
-    N = 1000
-    open(sys.argv[1], "w").write(PLAN.replace("(upTo N)", f"(upTo {N})"))
     CALLERS = 1500
     sys.setrecursionlimit(CALLERS)
 
@@ -102,7 +109,7 @@ CHILD = textwrap.dedent('''
 
 def test_two_evaluations_on_two_threads_one_ending_while_the_other_is_deep(tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "compiler"), str(REPO)])}
-    done = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path / "Plan.bob")], cwd=tmp_path, env=env,
+    done = subprocess.run([sys.executable, "-c", CHILD, write_plan(tmp_path / "Plan.bob", 1000)], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr       # 134: the interpreter aborted
     shallow, deep, depth, limit_while_deep, limit_after = map(int, done.stdout.split())
@@ -142,34 +149,6 @@ SETTINGS_CHILD = textwrap.dedent('''
     from bobc.language import Intrinsics, VBytes, load_program
     from bobc.targets import SM86
 
-    open(sys.argv[1], "w").write("""module Plan
-
-    family Plan : Type 0
-    constructor PlanValue
-    field unrestricted launches : Nat
-    end-family
-
-    family List : Type 0
-    constructor ListEmpty
-    constructor ListCons
-    field unrestricted head : Nat
-    field unrestricted tail : (family List)
-    end-family
-
-    def code : Bytes = (compiler-native-encode (family Plan) (constructor Plan PlanValue 7))
-    def upTo = (lambda unrestricted n : Nat .
-      (nat-eliminate (lambda unrestricted k : Nat . (family List))
-        (constructor List ListEmpty)
-        (lambda unrestricted k : Nat . (lambda unrestricted rest : (family List) .
-           (constructor List ListCons k rest)))
-        n))
-    def sum = (lambda unrestricted xs : (family List) .
-      (eliminate List (lambda unrestricted c : (family List) . Nat) xs
-        (branch ListEmpty . (bytes-length code))
-        (branch ListCons h t induction . (nat-add induction h))))
-    def deep : Nat = (sum (upTo 30000))
-    def shallow : Nat = (bytes-length code)
-    """)
     seen = []
 
     def encoder(value, context):
@@ -195,7 +174,7 @@ SETTINGS_CHILD = textwrap.dedent('''
 
 def test_the_callers_settings_are_kept_while_evaluating_and_after(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO / "compiler")}
-    done = subprocess.run([sys.executable, "-c", SETTINGS_CHILD, str(tmp_path / "Plan.bob")], cwd=tmp_path, env=env,
+    done = subprocess.run([sys.executable, "-c", SETTINGS_CHILD, write_plan(tmp_path / "Plan.bob", 30000)], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = [line.split() for line in done.stdout.splitlines()]
