@@ -155,6 +155,9 @@ static const char *shown_text(const char *text, char *out, size_t room)
     return out;
 }
 
+static int64_t signed_word(uint64_t w, uint32_t width);
+static double binary_word(uint64_t w, int format);
+
 /* `w`, a `width`-byte word's bits, as a refusal prints it, read as `format` (reference/host.py
  * shown_word): unsigned and signed (two's complement) in decimal; binary32 "%.9g", binary64 "%.17g"
  * (digits enough to read back to the same bits: IEEE 754-2008 5.12.2); inf, -inf; a NaN as nan
@@ -162,21 +165,9 @@ static const char *shown_text(const char *text, char *out, size_t room)
 static const char *shown_word(uint64_t w, uint32_t width, int format, char out[48])
 {
     if (format == RT_WORD_SIGNED) {
-        /* sign-extended to 64 bits, then its two's complement bits read as an int64_t */
-        uint64_t bits = width < 8 && (w >> (8 * width - 1) & 1) ? w | ~(((uint64_t)1 << (8 * width)) - 1) : w;
-        int64_t v;
-        memcpy(&v, &bits, sizeof v);
-        snprintf(out, 48, "%lld", (long long)v);
+        snprintf(out, 48, "%lld", (long long)signed_word(w, width));
     } else if (format == RT_WORD_BINARY32 || format == RT_WORD_BINARY64) {
-        double x;
-        if (format == RT_WORD_BINARY32) {
-            uint32_t bits = (uint32_t)w;
-            float f;
-            memcpy(&f, &bits, sizeof f);
-            x = f;
-        } else {
-            memcpy(&x, &w, sizeof x);
-        }
+        double x = binary_word(w, format);
         if (isnan(x))
             snprintf(out, 48, "nan (0x%0*llx)", format == RT_WORD_BINARY32 ? 8 : 16, (unsigned long long)w);
         else if (isinf(x))
@@ -187,6 +178,51 @@ static const char *shown_word(uint64_t w, uint32_t width, int format, char out[4
         snprintf(out, 48, "%llu", (unsigned long long)w);
     }
     return out;
+}
+
+/* a signed `width`-byte word's bits sign-extended to 64, read as an int64_t */
+static int64_t signed_word(uint64_t w, uint32_t width)
+{
+    uint64_t bits = width < 8 && (w >> (8 * width - 1) & 1) ? w | ~(((uint64_t)1 << (8 * width)) - 1) : w;
+    int64_t v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+/* a binary32 or binary64 word's bits as the value they encode (a binary32 widened exactly) */
+static double binary_word(uint64_t w, int format)
+{
+    double x;
+    if (format == RT_WORD_BINARY32) {
+        uint32_t bits = (uint32_t)w;
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        x = f;
+    } else {
+        memcpy(&x, &w, sizeof x);
+    }
+    return x;
+}
+
+/* a BELOW check's test (reference/host.py word_below): `w` is less than `bound`, both read as
+ * `format`; binary words as C's < compares them (a NaN is below nothing and nothing is below a
+ * NaN, -0 equals 0: IEEE 754-2008 5.11) */
+static int word_below(uint64_t w, uint64_t bound, uint32_t width, int format)
+{
+    if (format == RT_WORD_SIGNED)
+        return signed_word(w, width) < signed_word(bound, width);
+    if (format == RT_WORD_BINARY32 || format == RT_WORD_BINARY64)
+        return binary_word(w, format) < binary_word(bound, format);
+    return w < bound;
+}
+
+/* a SAME check's test (reference/host.py words_same): signed words each sign-extended from its own
+ * width are the same number; other words the same bits */
+static int words_same(uint64_t w, uint32_t width, uint64_t other, uint32_t other_width, int format)
+{
+    if (format == RT_WORD_SIGNED)
+        return signed_word(w, width) == signed_word(other, other_width);
+    return w == other;
 }
 
 int rt_record_verify(const rt_record_contract *c, const uint8_t *r, size_t size, const char *raw_path, char *err)
@@ -224,9 +260,10 @@ int rt_record_verify(const rt_record_contract *c, const uint8_t *r, size_t size,
                                x->width > 1 && word_swapped(w, x->width) == x->value ? RT_RECORD_BIG_ENDIAN : "");
                 break;
             case RT_CHECK_BELOW:
-                if (w >= x->value)
-                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu is %llu, not below %llu", path,
-                               what, (unsigned long long)i, (unsigned long long)w, (unsigned long long)x->value);
+                if (!word_below(w, x->value, x->width, x->format))
+                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu is %s, not below %s", path,
+                               what, (unsigned long long)i, shown_word(w, x->width, x->format, got),
+                               shown_word(x->value, x->width, x->format, want));
                 break;
             case RT_CHECK_INDEX:
                 if (w != i)
@@ -236,7 +273,7 @@ int rt_record_verify(const rt_record_contract *c, const uint8_t *r, size_t size,
                 break;
             case RT_CHECK_SAME: {
                 uint64_t other = word_at(r + x->other + i * x->other_stride, x->other_width);
-                if (w != other)
+                if (!words_same(w, x->width, other, x->other_width, x->format))
                     return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu is %s, but the word at byte %llu "
                                "says %s", path, what, (unsigned long long)i, shown_word(w, x->width, x->format, got),
                                (unsigned long long)(x->other + i * x->other_stride),

@@ -50,8 +50,9 @@ int rt_publish_atomic_as(const char *path, const char *option, const void *data,
 
 /* ---- input record (the plan's NvidiaPlanHostRecordCheck list) ---- */
 enum { RT_CHECK_BYTES = 1, RT_CHECK_WORD = 2, RT_CHECK_BELOW = 3, RT_CHECK_INDEX = 4, RT_CHECK_SAME = 5 };
-/* how a WORD or SAME check's words are read, and a refusal prints them (NvidiaPlanHostWordFormat);
- * 0, a check that says none, is unsigned */
+/* how a WORD, BELOW or SAME check's words are read -- a BELOW orders them as numbers of the format
+ * (binary words as IEEE 754 does), a SAME sign-extends signed words -- and a refusal prints them
+ * (NvidiaPlanHostWordFormat); 0, a check that says none, is unsigned */
 enum { RT_WORD_UNSIGNED = 0, RT_WORD_SIGNED = 1, RT_WORD_BINARY32 = 2, RT_WORD_BINARY64 = 3 };
 typedef struct {
     int kind;               /* RT_CHECK_* */
@@ -65,7 +66,7 @@ typedef struct {
     uint64_t other;         /* SAME: the other run */
     uint32_t other_width;
     uint64_t other_stride;
-    int format;             /* RT_WORD_*: BINARY32 reads 4-byte words, BINARY64 8-byte */
+    int format;             /* RT_WORD_*: BINARY32 reads 4-byte words, BINARY64 8-byte; BELOW compares as it says */
 } rt_record_check;
 
 typedef struct {

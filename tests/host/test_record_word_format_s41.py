@@ -3,8 +3,8 @@ NvidiaPlanHostWordFormat: unsigned, signed, binary32, binary64), and a refused w
 as that format says, alike by the built host, `bobc run --reference` and `bobc sim` (probe s41
 recordfmt finding 1: a binary32 feature of -1.5 was refused as "3217031168, expected 1065353216",
 its bits, by all three).  A format that contradicts the check (binary32 of an 8-byte word, any
-format on a bytes check, a non-unsigned one on a below or index check) is refused by `bobc check`
-where the check was written.
+format on a bytes check, a non-unsigned one on an index check) is refused by `bobc check` where
+the check was written (a below check reads a format since s42: test_record_below_format_s42.py).
 
 The expected words are hand-computed from hand-chosen bit patterns, as C's printf and Python's
 "%" formatting print them: binary32 0xbfc00000 is -1.5, 0x3f800000 is 1, 0x3eaaaaab is
@@ -129,10 +129,10 @@ def test_a_record_whose_words_hold_passes_the_formatted_checks(formatted):
      "input check version reads 8-byte words as binary32, which is 4 bytes wide"),
     (read_as("Binary64", 'NvidiaPlanHostCheckSame b"version" 8 8 8 1 16 4 4'),
      "input check version reads 4-byte words as binary64, which is 8 bytes wide"),
-    (read_as("Signed", 'NvidiaPlanHostCheckBelow b"version" 8 8 8 1 5'),
-     "input check version is a below check, which orders its words as unsigned naturals"),
+    (read_as("Binary32", 'NvidiaPlanHostCheckBelow b"version" 8 8 8 1 5'),
+     "input check version reads 8-byte words as binary32, which is 4 bytes wide"),
     (read_as("Binary32", 'NvidiaPlanHostCheckIndex b"version" 16 4 4 1'),
-     "input check version is an index check, which orders its words as unsigned naturals"),
+     "input check version is an index check, whose words are positions 0, 1, 2, ... (unsigned naturals)"),
     (read_as("Unsigned", 'NvidiaPlanHostCheckBytes b"version" 0 b"LINREG01"'),
      "input check version compares bytes, which have no word format"),
     (read_as("Signed", "NvidiaPlanHostCheckReadAs (constructor NvidiaPlanHostWordFormat NvidiaPlanHostWordSigned) "

@@ -15,6 +15,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..certify.limits import shown_bytes
 from ..errors import BobcError, write_temporary
 from ..plan.host import ENCODINGS, FILES, INTERPRETED, RECORD_CHECKS, SCALAR_OPS, WORD_FORMATS
 from . import steps_c
@@ -531,7 +532,8 @@ class _Memory:
         for start, end, offset, _ in self.loaded:
             if start <= address and address + size <= end:
                 return self.data[offset + address - start:offset + address - start + size]
-        raise _Undecodable(f"{size} byte(s) at {address:#x} lie outside the host's loaded sections")
+        raise _Undecodable(f"{shown_bytes(size)} at {address:#x} lie{'s' if size == 1 else ''} outside the host's "
+                           "loaded sections")
 
     def string(self, address: int) -> str:
         if address == 0:
@@ -720,7 +722,8 @@ def section_change(name: str, x: bytes | None, y: bytes | None) -> str:
         head = f"its length differs ({len(x)} -> {len(y)} bytes)"
     else:
         differing = [i for i in range(len(x)) if x[i] != y[i]]
-        head = f"{len(differing)} byte(s) differ, the first at +{differing[0]:#x}"
+        head = (f"{shown_bytes(len(differing))} differ{'s' if len(differing) == 1 else ''}, the first at "
+                f"+{differing[0]:#x}")
     if not name.startswith((".rodata", ".data", PREFIX)):     # code and tables: no strings to tell
         return head
     only_a, only_b = Counter(_strings(x)), Counter(_strings(y))

@@ -19,7 +19,7 @@ from ..errors import BobcError, Span, shown_plan_text
 from ..language.quote import show_natural
 from ..language.values import origin
 from .host import (ENCODINGS, FILE_NAMES, MEMORIES, RECORD_CHECK_READ_AS, RECORD_CHECKS, SCALAR_OPS,
-                   STEP_BY_CONSTRUCTOR, STEP_CLASSES, WORD_FORMATS, Constant, Fill, HostPlan, Initializer, PlanBuffer, RecordCheck, RecordLayout, Scalar, Step)
+                   STEP_BY_CONSTRUCTOR, STEP_CLASSES, WORD_FORMATS, word_value, Constant, Fill, HostPlan, Initializer, PlanBuffer, RecordCheck, RecordLayout, Scalar, Step)
 from .model import place, regions_near
 from .model import (CheckpointContract, DeviceArena, HostBuffer, Launch, ParameterPatch, Phase,
                     Plan, Region, Resident, Submission, WholeProgramPlan)
@@ -848,22 +848,46 @@ _CHECK_FIELDS = {
 
 
 def _check_format(r: _Reader, check: RecordCheck, widths, at) -> None:
-    """A format the check's words can have: a word or same check (bytes read no word; below and
-    index order words as unsigned naturals), each word it reads as wide as the format's
-    (binary32 4 bytes, binary64 8: IEEE 754-2008 3.6)."""
+    """A format the check's words can have: a word, below or same check (bytes read no word; an
+    index check's words are positions, unsigned naturals), each word it reads as wide as the
+    format's (binary32 4 bytes, binary64 8: IEEE 754-2008 3.6)."""
     what, name = check.what, check.format
     if check.kind == "bytes":
-        r.fail(f"input check {what} compares bytes, which have no word format; give {name} to a word or "
+        r.fail(f"input check {what} compares bytes, which have no word format; give {name} to a word, below or "
                f"same check, or write the bytes check without {RECORD_CHECK_READ_AS}", at)
-    if check.kind in ("below", "index") and name != "unsigned":
-        r.fail(f"input check {what} is {'an' if check.kind == 'index' else 'a'} {check.kind} check, which orders its words as unsigned naturals "
-               f"(an index, a bound), so reads no {name} word; read them unsigned, or compare a {name} word "
-               f"with a word or same check", at)
+    if check.kind == "index" and name != "unsigned":
+        r.fail(f"input check {what} is an index check, whose words are positions 0, 1, 2, ... (unsigned "
+               f"naturals), so reads no {name} word; read them unsigned, or bound a {name} word with a below "
+               f"check", at)
     for width in (check.width, check.other_width) if check.kind == "same" else (check.width,):
         if widths is not None and width not in widths:
             r.fail(f"input check {what} reads {width}-byte words as {name}, which is "
                    f"{' or '.join(str(w) for w in widths)} bytes wide: give a width of "
                    f"{' or '.join(str(w) for w in widths)}, or the format of a {width}-byte word", at)
+
+
+def _check_signed_bound(r: _Reader, check: RecordCheck, at) -> None:
+    """A below check's bound read as a signed or binary format is the bits of a word of the
+    check's width (as a word check's value is), and some word is below it: not the most negative
+    signed word, not -inf, not a NaN (which nothing is below: IEEE 754-2008 5.11)."""
+    what, width, bound, name = check.what, check.width, check.value, check.format
+    words = 1 << (8 * width)
+    if bound >= words:
+        r.fail(f"input check {what} bounds {width}-byte {name} words by the bits {bound:#x}, which no {width}-byte "
+               f"word holds: give the bound's {width}-byte {name} pattern", at)
+    if not check.count:
+        return
+    value = word_value(bound, width, name)
+    if name == "signed" and bound == words >> 1:
+        least = f"{value}, the least {width}-byte signed word"
+    elif value != value:
+        least = f"a NaN ({bound:#0{2 + 2 * width}x}), which no {name} word is below"
+    elif value == float("-inf"):
+        least = f"-inf, which no {name} word is below"
+    else:
+        return
+    r.fail(f"input check {what} requires {name} words below {least}: every input record would be refused; "
+           f"give a greater bound", at)
 
 
 def _record_checks(r: _Reader, value, record_bytes: int) -> tuple[RecordCheck, ...]:
@@ -907,7 +931,9 @@ def _record_checks(r: _Reader, value, record_bytes: int) -> tuple[RecordCheck, .
             r.fail(f"input check {what} compares a {check.width}-byte word to {check.value}, which no "
                    f"{check.width}-byte word holds (at most {words - 1}): every input record would be refused; "
                    f"give a value below {words} or a wider word", at)
-        if kind == "below" and check.count and check.value == 0:
+        if kind == "below" and check.format != "unsigned":
+            _check_signed_bound(r, check, at)
+        if kind == "below" and check.format == "unsigned" and check.count and check.value == 0:
             r.fail(f"input check {what} requires {check.width}-byte words below 0, which no word is: every input "
                    f"record would be refused; give a bound of 1 or more", at)
         if kind == "below" and check.value >= 1 << 64:

@@ -14,6 +14,7 @@ repeat bodies are resolved by the generator, which unrolls repeats.
 """
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, field, make_dataclass
 from fractions import Fraction
 from typing import ClassVar
@@ -408,6 +409,20 @@ WORD_FORMATS: tuple[tuple[str, str, tuple[int, ...] | None], ...] = (
     ("NvidiaPlanHostWordBinary32", "binary32", (4,)),       # IEEE 754-2008 binary32: 4 bytes
     ("NvidiaPlanHostWordBinary64", "binary64", (8,)),       # IEEE 754-2008 binary64: 8 bytes
 )
+
+
+def word_value(w: int, width: int, word_format: str) -> int | float:
+    """A record word's bits `w` as the number its check's format reads (runtime_c/host_runtime.c
+    signed_word, binary_word): unsigned as they are, signed as two's complement of `width` bytes,
+    binary32 and binary64 as IEEE 754 values (a binary32 widened to a Python float exactly, so
+    their order is kept)."""
+    if word_format == "signed":
+        return w - (1 << (8 * width)) if w >> (8 * width - 1) else w
+    if word_format in ("binary32", "binary64"):
+        wide = word_format == "binary64"
+        return struct.unpack("<d" if wide else "<f", w.to_bytes(8 if wide else 4, "little"))[0]
+    return w
+
 
 
 @dataclass(frozen=True)

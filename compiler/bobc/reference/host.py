@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import BobcError, printable
 from ..native.words import count as _count
-from ..plan.host import FILE_NAMES, FillValueError, RecordCheck
+from ..plan.host import FILE_NAMES, FillValueError, RecordCheck, word_value
 from ..plan.schedule import lower
 from . import envelope
 from .errors import BadInputRecord
@@ -192,6 +192,22 @@ def shown_word(w: int, width: int, word_format: str) -> str:
     return str(w)
 
 
+def word_below(w: int, bound: int, width: int, word_format: str) -> bool:
+    """A below check's test (runtime_c's word_below): the word is less than the bound, both read as
+    the check's format -- binary words as IEEE 754 compares them (a NaN is below nothing and
+    nothing is below a NaN, -0 equals 0: IEEE 754-2008 5.11), integers as numbers."""
+    return word_value(w, width, word_format) < word_value(bound, width, word_format)
+
+
+def words_same(w: int, width: int, other: int, other_width: int, word_format: str) -> bool:
+    """A same check's test (runtime_c's words_same): a signed word and its other, each sign-extended
+    from its own width, are the same number (a 1-byte -1 and a 2-byte -1 are); other words are the
+    same bits (zero-extended: the same unsigned natural; a binary word's two runs are as wide)."""
+    if word_format == "signed":
+        return word_value(w, width, "signed") == word_value(other, other_width, "signed")
+    return w == other
+
+
 def check_record(checks: tuple[RecordCheck, ...], record_bytes: int, data: bytes, path) -> None:
     """The plan's input checks, in order, as runtime_c's rt_record_verify applies them, refused
     (BadInputRecord, exit 3) in its words, `path` shown as it shows it (safe_io.shown)."""
@@ -220,15 +236,16 @@ def check_record(checks: tuple[RecordCheck, ...], record_bytes: int, data: bytes
                 raise BadInputRecord(path, what, f"{what} {shown_word(w, c.width, c.format)}, expected "
                                                    f"{shown_word(c.value, c.width, c.format)}"
                                                    f"{RECORD_BIG_ENDIAN if swapped else ''}")
-            if c.kind == "below" and w >= c.value:
-                raise BadInputRecord(path, what, f"{what} {i} is {w}, not below {c.value}")
+            if c.kind == "below" and not word_below(w, c.value, c.width, c.format):
+                raise BadInputRecord(path, what, f"{what} {i} is {shown_word(w, c.width, c.format)}, not below "
+                                                   f"{shown_word(c.value, c.width, c.format)}")
             if c.kind == "index" and w != i:
                 raise BadInputRecord(path, what, f"{what} {i} names {w} (the {count} must list 0..{count - 1} "
                                                    "in order)")
             if c.kind == "same":
                 at = c.other + i * c.other_stride
                 other = word(at, c.other_width)
-                if w != other:
+                if not words_same(w, c.width, other, c.other_width, c.format):
                     raise BadInputRecord(path, what, f"{what} {i} is {shown_word(w, c.width, c.format)}, but the "
                                                        f"word at byte {at} says "
                                                        f"{shown_word(other, c.other_width, c.format)}")
