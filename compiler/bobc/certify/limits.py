@@ -252,16 +252,50 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
 
 def _fills(plan: Plan, out) -> None:
     """Each fill's step fits the host's u32 step and its four bytes lie in its launch's
-    parameter block (the host generator would refuse the plan only at build time)."""
+    parameter block (the host generator would refuse the plan only at build time), at a multiple
+    of 4, and no other fill of its launch writes them."""
     from ..nvidia.encode import plan_parameter_base
     from ..targets import declared_target
 
     launches = plan.program.launches
     known = declared_target(plan.program.architecture, plan.program.compute_class) is not None
+    written: dict[int, dict[int, int]] = {}         # launch -> parameter byte -> the first fill writing it
+
+    def launch_named(number) -> str:
+        if isinstance(number, int) and 0 <= number < len(launches):
+            return f"launch {number} ({shown_plan_text(launches[number].identity)})"
+        return f"launch {number}"
+
     for index, fill in enumerate(plan.host.fills):
         if not 0 <= fill.step <= STEP_LIMIT:
             out.append(Finding("limit", f"fill {index}'s step is {shown(fill.step)}: outside 0..{STEP_LIMIT:,}, the "
                                         f"host's u32 step ({doc('limits.md')})", place(fill, "step")))
+        if isinstance(fill.offset, int) and fill.offset >= 0 and fill.offset % fill.width:
+            # a kernel reads its 32-bit scalars at multiples of 4 (LDC), so four bytes from elsewhere
+            # are half of one scalar and half of the next, neither of them the fill's value
+            first, word = fill.offset, fill.offset // 8
+            out.append(Finding("misaligned", f"fill {index} writes bytes {first:,}..{first + fill.width - 1:,} of "
+                                             f"{launch_named(fill.launch)}'s parameters, at an offset that is no multiple of "
+                                             f"{fill.width}: its {fill.encoding} would straddle two of the 32-bit "
+                                             f"scalars a kernel reads",
+                               place(fill, "offset"),
+                               f"give the offset of the half it sets, from the parameter base: argument i's low "
+                               f"half is byte 8i, its high half 8i + 4 (argument {word}: {8 * word} or {8 * word + 4})"))
+        if isinstance(fill.launch, int) and isinstance(fill.offset, int) and fill.offset >= 0:
+            # every fill of a launch is written before each issue of it, in the plan's order
+            # (bobc.plan.schedule.lower): of two that write one byte, the earlier never reaches the kernel
+            mine = written.setdefault(fill.launch, {})
+            earlier = sorted({mine[b] for b in range(fill.offset, fill.offset + fill.width) if b in mine})
+            if earlier:
+                out.append(Finding("plan", f"fill {index} writes bytes {fill.offset:,}..{fill.offset + fill.width - 1:,} "
+                                           f"of {launch_named(fill.launch)}'s parameters, which fill {earlier[0]} writes too: "
+                                           f"the host writes every fill of a launch, in order, before each issue of "
+                                           f"it, so fill {earlier[0]}'s value never reaches the kernel",
+                                   place(fill, "launch") or place(fill, "offset"),
+                                   "give each fill its own launch or bytes (a value that changes with the step is "
+                                   "one fill, its scalar a function of t)"))
+            for b in range(fill.offset, fill.offset + fill.width):
+                mine.setdefault(b, index)
         if not 0 <= fill.launch < len(launches) or not known:
             continue            # (a device bobc does not know has no parameter layout: check_declared_device)
         launch, base = launches[fill.launch], plan_parameter_base(plan.program)

@@ -306,6 +306,50 @@ def pointer_words(argument: Argument) -> dict[int, dict[int, str]]:
     return out
 
 
+def _unread_fills(name: str, launch, contract: KernelContract | None, argument_word: int, fills) -> list[Finding]:
+    """A host fill whose bytes, in some word, are none the kernel reads: the word is not declared
+    by the contract (nor a table row), is declared unused, or is a scalar the launch patches whose
+    code reads (_bytes_read) only the other bytes.  Its value never reaches the kernel, which runs
+    on the plan's baked word instead (a wrong offset, as a patch of an undeclared word is, below:
+    _undeclared_patches).  An unpatched scalar's unread half is _unset_scalars'."""
+    if contract is None or not fills:
+        return []
+    declared = {a.index: a for a in contract.arguments}
+    rows = set()
+    for table in contract.tables:
+        rows.update(range(table.first, table.first + table.rows * table.words))
+    patched = {p.word for p in launch.patches}
+    out = []
+    for k, fill in fills:
+        by_word: dict[int, set[int]] = {}
+        for b in range(fill.offset, fill.offset + fill.width):
+            by_word.setdefault(b // 8, set()).add(b % 8)
+        for index, written in sorted(by_word.items()):
+            argument = declared.get(index)
+            if index in rows or (argument is not None and argument.kind in ("pointer", "tensormap")):
+                continue            # (a table row is read; a pointer's or map's word is refused already)
+            if argument is None:
+                why = f"which {shown_plan_text(launch.identity)}'s contract does not declare"
+            elif argument.kind == "unused":
+                why = (f"which {shown_plan_text(launch.identity)}'s contract declares unused ({argument.what}; "
+                       f"{contract.source.name}:{argument.line})")
+            else:
+                wanted, reads = _bytes_read(contract, index)
+                if wanted & written or argument_word + index not in patched:
+                    continue
+                why = (f"a scalar of {shown_plan_text(launch.identity)}'s contract ({argument.what}; "
+                       f"{contract.source.name}:{argument.line}) whose code reads only its {_byte_span(wanted)} "
+                       f"({'; '.join(r.source_at(contract) for r in reads[:2])})")
+            out.append(Finding("contract", f"{name}: host fill {k} writes {_byte_span(written)} of argument {index} "
+                                           f"(word {argument_word + index}), {why}: the kernel never reads the "
+                                           f"fill's value, and runs on the word the plan baked",
+                               place(fill, "offset") or launch.at,
+                               f"give the fill the offset of the scalar it sets, from the parameter base: argument "
+                               f"i's low half is byte 8i, its high half 8i + 4 (the arguments {contract.source.name} "
+                               f"declares: {', '.join(str(i) for i in sorted(declared))})"))
+    return out
+
+
 def _filled_pointer_words(name: str, launch, contract: KernelContract | None, argument_word: int,
                           fills) -> list[Finding]:
     """A host fill (per step) that writes a byte of a declared pointer's word, or of a word its
@@ -482,6 +526,7 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
                                                    f"time ({declared.source_text}): the map would go stale",
                                        launch.at))
         out += _filled_pointer_words(name, launch, contract, argument_word, fills)
+        out += _unread_fills(name, launch, contract, argument_word, fills)
         for word, value in window_addresses(launch, contract, argument_word, arena.windows):
             if _containing(residents, value) is None:
                 index_text = f"argument {word - argument_word} (word {word})" \
