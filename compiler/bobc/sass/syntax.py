@@ -373,7 +373,7 @@ def float_bits(value: float) -> int:
 
 
 # The largest finite value of each binary format, as a refusal names it
-LARGEST_FINITE = {"binary16": "65504", "binary32": "3.4028235e38", "binary64": "1.7976931348623157e308"}
+LARGEST_FINITE = {"binary16": "65504", "bfloat16": "3.3895313892515355e38", "binary32": "3.4028235e38", "binary64": "1.7976931348623157e308"}
 
 
 def shown_literal(text: str) -> str:
@@ -681,6 +681,35 @@ def half_bits(text: str, opcode: str = "") -> int:
     return bits
 
 
+# ... and a .BF16_V2 one's as two bfloat16 values (ptxas's add.rn.bf16x2 on sm_90: HFMA2.MMA.BF16_V2 R9, R4, 1, 1,
+# R7 holds 0x3f803f80; nvdisasm prints 0x7f80 as +INF, 0xff80 as -INF, every NaN as +QNAN / -QNAN):
+# read as binary16 they were encoded as 0x3c003c00, which nvdisasm reads back as 0.0078125, 0.0078125
+BFLOAT_PAIR_MODIFIER = "BF16_V2"
+_BFLOAT_WORDS = {"+INF": 0x7F80, "INF": 0x7F80, "-INF": 0xFF80, "+QNAN": 0x7FC0, "QNAN": 0x7FC0,
+                 "-QNAN": 0xFFC0, "+NAN": 0x7FC0, "-NAN": 0xFFC0}
+
+
+def bfloat_bits(text: str, opcode: str = "") -> int:
+    """A bfloat16 immediate as nvdisasm prints it (decimal, INF/NAN words or 0x bits), exactly: a bfloat16
+    is the high half of the binary32 of the same value."""
+    t = text.strip()
+    if re.fullmatch(r"[+-]?0x[0-9a-fA-F]+", t) or t.upper() in _BFLOAT_WORDS:
+        return _BFLOAT_WORDS[t.upper()] if t.upper() in _BFLOAT_WORDS else half_bits(t, opcode)
+    try:
+        value = float(t)
+    except ValueError:
+        raise SyntaxProblem(f"'{_quoted(text)}' is not a bfloat16 value") from None
+    try:
+        if value in (float("inf"), float("-inf")):
+            raise OverflowError
+        word = struct.unpack("<I", struct.pack("<f", value))[0]
+    except OverflowError:
+        raise SyntaxProblem(beyond_range(t, "bfloat16")) from None
+    if word & 0xFFFF or struct.unpack("<f", struct.pack("<I", word))[0] != value:
+        raise SyntaxProblem(f"{text} is not exactly representable in bfloat16")
+    return word >> 16
+
+
 def _merge_half_pairs(mnemonic: str, parts: list[str], operands: list, spans: list | None = None):
     """Two adjacent binary16 immediates of a packed-half opcode are one 32-bit operand.  With
     `spans` (each operand's, or None), (operands, their spans): a pair's spans the two."""
@@ -693,7 +722,8 @@ def _merge_half_pairs(mnemonic: str, parts: list[str], operands: list, spans: li
             halves = []
             for k in (i, i + 1):
                 try:
-                    halves.append(half_bits(parts[k], mnemonic.split(".")[0]))
+                    read = bfloat_bits if BFLOAT_PAIR_MODIFIER in mnemonic.split(".")[1:] else half_bits
+                    halves.append(read(parts[k], mnemonic.split(".")[0]))
                 except SyntaxProblem as problem:    # a half past 16 bits or beyond binary16: at the half
                     problem.span = problem.span or spans[k]
                     raise
