@@ -1043,6 +1043,21 @@ class Launch:
                                 "barrier, MEMBAR.ALL.GPU; ERRBAR; CGAERRBAR; CCTL.IVALL (PTX fence.acq_rel.cluster)")
         return ("exit", 0)
 
+    def op_WARPSYNC(self, ins, mods, o, mask):
+        """WARPSYNC mask / .ALL: lanes wait for the mask's lanes (Launch._past_waits), no effect of its
+        own.  WARPSYNC.COLLECTIVE (sm_90: ptxas's region `WARPSYNC.COLLECTIVE Rm, target; <collective>;
+        ENDCOLLECTIVE; target:`, at -O0 inline and at -O3 on BRA.DIV's divergent path) and
+        WARPSYNC.EXCLUSIVE (sm_86: ptxas's called warp-collective helpers) are refused by name: which
+        lanes wait, run the region or go to its target is not published, and running them as no-ops
+        would let diverged lanes pass without waiting."""
+        if set(mods) <= {"ALL"}:
+            return None
+        self._fail(ins, f"{ins.full_opcode} is not modeled: how the GPU runs it (which lanes wait for which, "
+                        f"where they go) is not published, and the simulator will not run it as a plain WARPSYNC "
+                        f"nor as a no-op; write WARPSYNC with a mask (an immediate, a register or .ALL: lanes wait "
+                        f"until every live lane of the mask reaches one) before the warp collective, or compile "
+                        f"with -O3, whose converged path skips ptxas's divergent one (BRA.DIV)", Unmodeled)
+
     def op_BSSY(self, ins, mods, o, mask):
         """BSSY Bx, target: record the executing lanes of each warp in convergence barrier Bx (what a
         later BSYNC Bx waits for: _past_waits)."""
