@@ -90,3 +90,49 @@ def test_ptxas_O0_collective_region_is_refused_at_its_warpsync():
     buffers = {"out": np.zeros(32, np.uint32)}
     with pytest.raises(Unmodeled, match=r"WARPSYNC\.COLLECTIVE R\d+, 0x[0-9a-f]+\): WARPSYNC\.COLLECTIVE is not modeled"):
         run_kernel(code, "sm_90", grid=(1,), block=(32,), params=["out"], buffers=buffers, kernel_name="match")
+
+
+# --- a WARPSYNC whose mask leaves out a lane executing it (sm_86: WARPSYNC imm / R; sm_90's tables have
+# only .ALL and .COLLECTIVE).  PTX ISA, bar.warp.sync: "the behavior of bar.warp.sync is undefined if the
+# executing thread is not in the membermask" (NVIDIA's CUDA C++ guidelines, collective.warp.include_self,
+# the same).  Before session 42 each form below was accepted.
+
+OWN_MASK = {
+    "converged": "    WARPSYNC 0xffff\n",
+    "diverged": "    @P0 BRA high\n    WARPSYNC 0xffff\n    BRA out\nhigh:\n    WARPSYNC 0xffff\n",
+    "register": "    MOV R7, 0xffff\n    WARPSYNC R7\n",
+    # accepted: each path's own lanes, and the whole warp
+    "own_paths": "    @P0 BRA high\n    WARPSYNC 0xffff\n    BRA out\nhigh:\n    WARPSYNC 0xffff0000\n",
+    "full": "    WARPSYNC 0xffffffff\n",
+}
+
+
+def _own_mask(name: str) -> np.ndarray:
+    text = f""".kernel own
+    S2R R0, SR_TID.X
+    ULDC.64 UR4, c[0x0][memory_descriptor]
+    ISETP.GE.U32.AND P0, PT, R0, 0x10, PT
+{OWN_MASK[name]}out:
+    ULDC.64 UR6, c[0x0][param+0x0]
+    LEA R10, P0, R0, UR6, 0x2
+    IADD3.X R11, RZ, UR7, RZ, P0, !PT
+    STG.E [R10.64], R0
+    EXIT
+"""
+    buffers = {"out": np.zeros(32, np.uint32)}
+    params = int(buffer_addresses(buffers)["out"]).to_bytes(8, "little")
+    return run_kernel(text, "sm_86", grid=(1,), block=(32,), params=params, buffers=buffers)["out"]
+
+
+@pytest.mark.parametrize("name", ["converged", "diverged", "register"])
+def test_warpsync_mask_leaving_out_its_lane_is_refused(name):
+    from bobc.sim.faults import SimulationFault
+    with pytest.raises(SimulationFault) as caught:
+        _own_mask(name)
+    assert "lane 16 executes it, but its mask 0x0000ffff leaves that lane out" in caught.value.message
+    assert caught.value.thread == 16 and caught.value.exit_code == 7
+
+
+@pytest.mark.parametrize("name", ["own_paths", "full"])
+def test_warpsync_masks_holding_their_lanes_are_accepted(name):
+    assert (_own_mask(name) == np.arange(32)).all()

@@ -1051,12 +1051,27 @@ class Launch:
         lanes wait, run the region or go to its target is not published, and running them as no-ops
         would let diverged lanes pass without waiting."""
         if set(mods) <= {"ALL"}:
+            if "ALL" not in mods and o:
+                self._lane_in_own_mask(ins, o[0], mask)
             return None
         self._fail(ins, f"{ins.full_opcode} is not modeled: how the GPU runs it (which lanes wait for which, "
                         f"where they go) is not published, and the simulator will not run it as a plain WARPSYNC "
                         f"nor as a no-op; write WARPSYNC with a mask (an immediate, a register or .ALL: lanes wait "
                         f"until every live lane of the mask reaches one) before the warp collective, or compile "
                         f"with -O3, whose converged path skips ptxas's divergent one (BRA.DIV)", Unmodeled)
+
+    def _lane_in_own_mask(self, ins, operand, mask) -> None:
+        """PTX bar.warp.sync: "the behavior ... is undefined if the executing thread is not in the
+        membermask" -- refused, naming the first such lane and its mask."""
+        active = np.ones(self.threads, dtype=bool) if mask is True else mask
+        named = self._full(self.u32(ins, operand)).astype(np.uint64)
+        outside = active & (((named >> self.lane.astype(np.uint64)) & np.uint64(1)) == 0)
+        if outside.any():
+            first = int(np.argmax(outside))
+            self._fail(ins, f"lane {int(self.lane[first])} executes it, but its mask {int(named[first]):#010x} leaves "
+                            f"that lane out (PTX bar.warp.sync: undefined when the executing thread is not in the "
+                            f"membermask); give every lane that reaches this WARPSYNC a mask with its own bit set "
+                            f"(lanes on another path their own WARPSYNC and mask)", thread=first)
 
     def op_BSSY(self, ins, mods, o, mask):
         """BSSY Bx, target: record the executing lanes of each warp in convergence barrier Bx (what a
