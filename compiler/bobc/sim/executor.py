@@ -1043,6 +1043,36 @@ class Launch:
                                 "barrier, MEMBAR.ALL.GPU; ERRBAR; CGAERRBAR; CCTL.IVALL (PTX fence.acq_rel.cluster)")
         return ("exit", 0)
 
+    def op_WARPSYNC(self, ins, mods, o, mask):
+        """WARPSYNC mask / .ALL: lanes wait for the mask's lanes (Launch._past_waits), no effect of its
+        own.  WARPSYNC.COLLECTIVE (sm_90: ptxas's region `WARPSYNC.COLLECTIVE Rm, target; <collective>;
+        ENDCOLLECTIVE; target:`, at -O0 inline and at -O3 on BRA.DIV's divergent path) and
+        WARPSYNC.EXCLUSIVE (sm_86: ptxas's called warp-collective helpers) are refused by name: which
+        lanes wait, run the region or go to its target is not published, and running them as no-ops
+        would let diverged lanes pass without waiting."""
+        if set(mods) <= {"ALL"}:
+            if "ALL" not in mods and o:
+                self._lane_in_own_mask(ins, o[0], mask)
+            return None
+        self._fail(ins, f"{ins.full_opcode} is not modeled: how the GPU runs it (which lanes wait for which, "
+                        f"where they go) is not published, and the simulator will not run it as a plain WARPSYNC "
+                        f"nor as a no-op; write WARPSYNC with a mask (an immediate, a register or .ALL: lanes wait "
+                        f"until every live lane of the mask reaches one) before the warp collective, or compile "
+                        f"with -O3, whose converged path skips ptxas's divergent one (BRA.DIV)", Unmodeled)
+
+    def _lane_in_own_mask(self, ins, operand, mask) -> None:
+        """PTX bar.warp.sync: "the behavior ... is undefined if the executing thread is not in the
+        membermask" -- refused, naming the first such lane and its mask."""
+        active = np.ones(self.threads, dtype=bool) if mask is True else mask
+        named = self._full(self.u32(ins, operand)).astype(np.uint64)
+        outside = active & (((named >> self.lane.astype(np.uint64)) & np.uint64(1)) == 0)
+        if outside.any():
+            first = int(np.argmax(outside))
+            self._fail(ins, f"lane {int(self.lane[first])} executes it, but its mask {int(named[first]):#010x} leaves "
+                            f"that lane out (PTX bar.warp.sync: undefined when the executing thread is not in the "
+                            f"membermask); give every lane that reaches this WARPSYNC a mask with its own bit set "
+                            f"(lanes on another path their own WARPSYNC and mask)", thread=first)
+
     def op_BSSY(self, ins, mods, o, mask):
         """BSSY Bx, target: record the executing lanes of each warp in convergence barrier Bx (what a
         later BSYNC Bx waits for: _past_waits)."""
@@ -2816,6 +2846,7 @@ class Launch:
             words = self._extend(mods, data)
         else:
             words = self.memory.load(addresses, size, self.g.name, ins.pc, ins.text, self.touched)
+        self._diverged_global(ins, addresses, size, None, mask)
         self._write_words(ins, o[0], words, mask)
 
     def op_LD(self, ins, mods, o, mask):
@@ -2847,7 +2878,18 @@ class Launch:
                                                               self.touched))
         else:
             words = self.memory.load(addresses, size, self.g.name, ins.pc, ins.text, self.touched)
+        if not window.any():                        # global memory (a cluster's shared window: not judged here)
+            self._diverged_global(ins, addresses, size, None, mask)
         self._write_words(ins, o[0], words, mask)
+
+    def _diverged_global(self, ins, addresses, size, data, mask) -> None:
+        """Refuse a plain global access racing with one by a lane of its warp on another path
+        (bobc.sim.lanes.Divergence.global_access), as for shared bytes."""
+        if self.divergence.active:
+            threads = np.flatnonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)
+            self._diverged_lanes(ins, self.divergence.global_access(addresses, size, threads, data, self.issue_step,
+                                                                    ins.pc),
+                                 lambda a: f"global byte {a:#x} ({self.memory.resident_of(a)})")
 
     def _cluster_load(self, ins, offsets, size, mask, mods):
         """Words at cluster-wide shared addresses (rank << 24 | offset): the peer block's bytes.
@@ -2891,6 +2933,7 @@ class Launch:
         else:
             self.memory.store(addresses, data, self.g.name, ins.pc, ins.text, self.touched)
         self._lanes_clash(ins, addresses, data, size, mask, lambda a: f"{a:#x} ({self.memory.resident_of(a)})")
+        self._diverged_global(ins, addresses, size, data, mask)
 
     # atomics: global (ATOMG / ATOM / RED / REDG) and shared (ATOMS)
     def _atomic_op(self, ins, mods):
@@ -3086,30 +3129,46 @@ class Launch:
         fault.launch, fault.pc, fault.thread, fault.thread_named = self.g.name, ins.pc, int(threads[b]), True
         raise fault
 
-    def _diverged_read(self, ins, index, mask) -> None:
-        """Refuse a plain shared load of bytes another lane of its warp stored on a different path,
-        with nothing between that makes the two wait for each other (bobc.sim.lanes.Divergence)."""
-        if not self.divergence.active:
-            return
-        threads = np.flatnonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)
-        race = self.divergence.loaded(index, threads)
+    def _diverged_lanes(self, ins, race, where=None) -> None:
+        """Refuse two accesses to one shared byte by lanes of one warp that a branch sent different ways,
+        with nothing between that makes the two wait for each other (bobc.sim.lanes.Divergence): a load
+        of another lane's store, a store to bytes another lane loaded, or a store of other values than
+        another lane stored."""
         if race is None:
             return
-        writer, store_pc, reader, byte, branch_pc = race
-        offset = byte % self.shared_bytes
+        first = self.code[race.first_pc]
+        second = ins
+        place = f"shared byte {race.byte % self.shared_bytes:#x}" if where is None else where(race.byte)
+        if race.kind == "store-load":
+            what = (f"{self.describe_thread(race.first)} stores to it at {race.first_pc:#06x} ({first.text}), then "
+                    f"{self.describe_thread(race.second)} loads it at {ins.pc:#06x} ({second.text})")
+            outcome = "the load may run before the store"
+            hint = "or exchange the value with SHFL"
+        elif race.kind == "load-store":
+            later = " or a later load of it on that lane's path" if race.more else ""
+            what = (f"{self.describe_thread(race.first)} loads it at {race.first_pc:#06x} ({first.text}){later}, then "
+                    f"{self.describe_thread(race.second)} stores to it at {ins.pc:#06x} ({second.text})")
+            outcome = "the store may run before the load, which then reads the stored value"
+            hint = "or exchange the value with SHFL, or store to bytes no lane of another path reads"
+        else:
+            what = (f"{self.describe_thread(race.first)} stores {race.values[0]:#04x} to it at {race.first_pc:#06x} "
+                    f"({first.text}), then {self.describe_thread(race.second)} stores {race.values[1]:#04x} to it at "
+                    f"{ins.pc:#06x} ({second.text})")
+            outcome = ("either store may land last (the simulator keeps the later-issued one's value; "
+                       "paths storing the same value are accepted)")
+            hint = "or store from one path only, or give each path its own bytes"
+        branch = self.code[race.branch]
         fault = LanesRace(
-            f"{self.g.name}: lanes of one warp race on shared byte {offset:#x}: "
-            f"{self.describe_thread(writer)} stores to it at {store_pc:#06x} ({self.code[store_pc].text}), then "
-            f"{self.describe_thread(reader)} loads it at {ins.pc:#06x} ({ins.text}); the two lanes went different "
-            f"ways at the branch at {branch_pc:#06x} ({self.code[branch_pc].text}) and nothing since makes them "
+            f"{self.g.name}: lanes of one warp race on {place}: {what}; the two lanes went "
+            f"different ways at the branch at {race.branch:#06x} ({branch.text}) and nothing since makes them "
             f"wait for each other (no BSYNC, WARPSYNC or barrier between, and they issued no instruction "
-            f"together), so on sm_70 and later (independent thread scheduling) the load may run before the "
-            f"store (PTX memory model: a data race)",
-            hint="reconverge the lanes between the store and the load -- a BSYNC whose BSSY both lanes took before the "
+            f"together), so on sm_70 and later (independent thread scheduling) {outcome} (PTX memory model: "
+            f"a data race)",
+            hint="reconverge the lanes between the two accesses -- a BSYNC whose BSSY both lanes took before the "
                  "branch, or a WARPSYNC (in PTX a __syncwarp / bar.warp.sync after the paths join, which ptxas "
-                 "keeps as one of these) -- or exchange the value with SHFL")
+                 f"keeps as one of these) -- {hint}")
         fault.launch, fault.pc, fault.places, fault.thread, fault.thread_named = \
-            self.g.name, ins.pc, (store_pc,) if store_pc != ins.pc else (), reader, True
+            self.g.name, ins.pc, (race.first_pc,) if race.first_pc != ins.pc else (), race.second, True
         raise fault
 
     def _warp_race(self, race) -> SimulationFault:
@@ -3135,7 +3194,10 @@ class Launch:
         size = self._access_width(ins, mods)
         index = self._shared_addresses(ins, o[1], size, mask)
         self._order_warps(ins, index[:, None] + np.arange(size), mask, False)
-        self._diverged_read(ins, index[:, None] + np.arange(size), mask)
+        if self.divergence.active:
+            threads = np.flatnonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)
+            self._diverged_lanes(ins, self.divergence.loaded(index[:, None] + np.arange(size), threads,
+                                                              self.issue_step, ins.pc))
         data = self._shared_load(index, size)
         words = self._extend(mods, data) if size < 4 else np.ascontiguousarray(data).view("<u4")
         self._write_words(ins, o[0], words, mask)
@@ -3148,8 +3210,10 @@ class Launch:
         self._check_mma_reads(ins, index[:, None] + np.arange(size), threads // WARP, "stores to", threads)
         self._order_warps(ins, index[:, None] + np.arange(size), mask, True)
         self._lanes_clash(ins, index, data, size, mask, lambda i: f"shared byte {i % self.shared_bytes:#x}")   # index: block * size + offset
-        self.shared[index[:, None] + np.arange(size)] = np.ascontiguousarray(data).view(np.uint8).reshape(-1, size)
-        self.divergence.stored(index[:, None] + np.arange(size), threads, self.issue_step, ins.pc)
+        data = np.ascontiguousarray(data).view(np.uint8).reshape(-1, size)
+        self._diverged_lanes(ins, self.divergence.store(index[:, None] + np.arange(size), threads, data,
+                                                        self.issue_step, ins.pc))
+        self.shared[index[:, None] + np.arange(size)] = data
 
     def op_LDSM(self, ins, mods, o, mask):
         if mods[:1] != ("16",) or mods[1] not in ("M88", "MT88") or mods[2] not in ("1", "2", "4"):
