@@ -219,6 +219,29 @@ def _round_f32(x64, mode: str):
     raise ValueError(mode)
 
 
+def _fma32(a, b, c, mode: str = "RN"):
+    """binary32 a * b + c rounded once in `mode` (IEEE 754 fusedMultiplyAdd), from binary64 inputs holding
+    binary32 values.  a * b is exact in binary64 (24 + 24 bits); the sum p + c is rounded to binary64 by
+    round-to-odd (TwoSum's exact error decides the last bit), and a value rounded to odd with 53 bits rounds
+    to any 24-bit format as the exact value does (Boldo and Melquiond, "Emulation of FMA and correctly
+    rounded sums: proved algorithms using rounding to odd", IEEE TC 2008) -- a plain binary64 sum rounds
+    twice.  Infinities and NaNs take the plain sum (TwoSum's error is NaN there)."""
+    with np.errstate(all="ignore"):
+        p = a * b
+        total = p + c
+        virtual = total - p
+        error = (p - (total - virtual)) + (c - virtual)
+        inexact = np.isfinite(total) & (error != 0)
+        even = (np.asarray(total).view(np.uint64) & np.uint64(1)) == 0
+        odd = np.where(inexact & even, np.nextafter(total, np.where(error > 0, np.inf, -np.inf)), total)
+        if mode == "RM":
+            # IEEE 754 6.3: an exact zero sum is -0 rounding toward -inf, unless both addends are +0 (the binary64
+            # sum, rounded to nearest, gave +0)
+            both_plus = (p == 0) & (c == 0) & ~np.signbit(p) & ~np.signbit(c)
+            odd = np.where((odd == 0) & ~both_plus, -0.0, odd)
+        return _round_f32(odd, mode)
+
+
 def _min_max_nan(a, b, nan_modifier: bool):
     """Where PTX min/max give the canonical NaN: both inputs NaN, or either with .NaN."""
     a_nan, b_nan = np.isnan(a), np.isnan(b)
@@ -1950,9 +1973,14 @@ class Launch:
             self._fset(ins, o[0], product, mask, mods)
 
     def op_FFMA(self, ins, mods, o, mask):
-        a, b, c = (v.astype(np.float64) for v in self._fp_inputs(ins, mods, o[1:4]))
+        """a * b + c rounded once (PTX fma.rn / .rz / .rm / .rp .f32; FFMA.RZ / .RM / .RP in ptxas's division and
+        reciprocal slow paths): _fma32 rounds the exact value, where rounding a * b + c in binary64 first
+        rounded twice (fma(1 + 2^-12, 1 + 2^-12, 2^-70) gave 1 + 2^-11, not 1 + 2^-11 + 2^-23)."""
+        rounding = next((m for m in mods if m in ("RZ", "RM", "RP")), "RN")
+        inputs = self._fp_inputs(ins, tuple(m for m in mods if m != rounding), o[1:4])
         with np.errstate(all="ignore"):
-            self._fset(ins, o[0], (a * b + c).astype(np.float32), mask, mods)
+            a, b, c = (np.asarray(v, dtype=np.float64) for v in inputs)
+        self._fset(ins, o[0], _fma32(a, b, c, rounding), mask, mods)
 
     def op_FMNMX(self, ins, mods, o, mask):
         """PTX min/max: a NaN input gives the other input; both NaN, or either with .NAN (min.NaN /
