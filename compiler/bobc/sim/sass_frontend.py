@@ -299,6 +299,8 @@ def parse_line(pc: int, text: str, word: int) -> Instruction:
     parts = head.split(".")
     try:
         texts = list(split_operands(rest)) if rest.strip() else []
+        if parts[0] == "RET" and len(texts) == 1 and len(texts[0].split()) == 2:
+            texts = texts[0].split()        # RET.REL.NODEC R4 0x0: the return address register, then the base
         operands = tuple(parse_operand(o) for o in texts)
         if parts[0] in FLOAT_IMMEDIATE_OPCODES:
             operands = tuple(_binary32_immediate(o) for o in operands)
