@@ -359,8 +359,12 @@ def chosen_entry(plan_name: str, definitions, hosts: list[str], entry: str | Non
             return entry
         import difflib
 
+        from .errors import printable
+
         close = difflib.get_close_matches(entry, list(definitions), n=3)
-        raise BobcError(f"{plan_name} defines no {entry}, the native host {starts}",
+        # the name as the user gave it, a control character (a newline, a tab) as '?': the message
+        # stays one line (probe s42 cli3 finding 5: `--entry $'a\nb'` split it in two)
+        raise BobcError(f"{plan_name} defines no {printable(entry)}, the native host {starts}",
                         hint=(f"did you mean {' or '.join(close)}? " if close else "")
                         + f"{verb} the module that defines the host, or name its definition with --entry")
     if len(hosts) == 1:
