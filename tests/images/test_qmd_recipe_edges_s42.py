@@ -112,3 +112,25 @@ def test_a_bank_zero_the_v04_qmd_cannot_address_is_refused():
     sm86 = qmd.decode_dict("V03_00", grid_qmd(SM86, "launch 0 (t)", (1, 1, 1), (32, 1, 1), 32, 0, 0x1000_0000, 128,
                                                0x12_3456_7820, barriers=1))
     assert (sm86["CONSTANT_BUFFER_ADDR_LOWER(0)"], sm86["CONSTANT_BUFFER_ADDR_UPPER(0)"]) == (0x3456_7820, 0x12)
+
+
+@pytest.mark.parametrize("layout", ["V03_00", "V04_00"])
+def test_a_field_written_twice_holds_the_second_value_alone(layout):
+    # grid_qmd writes the program prefetch twice for a QMD that prefetches its dependent's code,
+    # and QMD_TYPE 2 then 3 for a cluster: a write replaces the field's bits (2 then 1 reads 1, not 3)
+    # and leaves its neighbours' bits alone
+    codec = qmd.QMD(layout)
+    codec.set("PROGRAM_PREFETCH_SIZE", 0x1FF).set("PROGRAM_PREFETCH_ADDR_UPPER_SHIFTED", 0xFF)
+    codec.set("PROGRAM_PREFETCH_SIZE", 2).set("PROGRAM_PREFETCH_SIZE", 1)
+    assert (codec.get("PROGRAM_PREFETCH_SIZE"), codec.get("PROGRAM_PREFETCH_ADDR_UPPER_SHIFTED")) == (1, 0xFF)
+    high, low = qmd.layout_named(layout).field("PROGRAM_PREFETCH_SIZE")
+    assert int.from_bytes(codec.to_bytes(), "little") >> low & ((1 << (high - low + 1)) - 1) == 1
+
+
+@pytest.mark.parametrize("layout, size", [("V03_00", 256), ("V04_00", 384)])
+def test_a_qmd_read_from_a_longer_slot_is_its_layouts_bytes(layout, size):
+    # the hardware reads the layout's bytes (V03_00 256, V04_00 384); what lies after them in a
+    # table slot is no part of the QMD, and reading it back gives the QMD's bytes alone
+    record = bytes(k % 251 for k in range(size)) + b"\xff" * 128
+    assert qmd.QMD(layout, record).to_bytes() == record[:size]
+    assert qmd.QMD(layout, record).to_bytes(record_bytes=size + 128) == record[:size] + bytes(128)
