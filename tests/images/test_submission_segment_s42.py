@@ -69,3 +69,16 @@ def test_a_semaphore_sem_addr_hi_cannot_hold_is_refused(program):
     assert writes[-4] == (0x60, 0xFF)
     with pytest.raises(BobcError, match=r"semaphore 0x10000000000 is not below 2\^40"):
         segment(program, SM86, semaphore_base=(1 << 40) - plan.submissions[0].semaphore_offset)
+
+
+def test_the_stage_is_sent_waited_for_and_its_old_bytes_dropped_from_every_cache():
+    # bobc.nvidia.residence: the stage rewrites code, bank 0 and tensor maps, so the engine waits
+    # for it and drops the instruction, global data and constant caches (clc7c0.h
+    # INVALIDATE_SHADER_CACHES_NO_WFI INSTRUCTION 0:0, GLOBAL_DATA 4:4, CONSTANT 12:12: 0x1011);
+    # SEND_PCAS_A 0x2B4 holds the QMD address >> 8, SEND_SIGNALING_PCAS2_B 0x2C0 the action
+    from bobc.nvidia import residence
+
+    push = pb.Pushbuffer()
+    residence.stage_methods(push, 0x10_2000_0400, 1, 3)
+    writes = [(m.subchannel, m.method, m.data) for m in pb.decode(push.to_bytes())]
+    assert writes == [(1, 0x2B4, 0x10_2000_04), (1, 0x2C0, 3), (1, 0x110, 0), (1, 0x1698, 0x1011)]
