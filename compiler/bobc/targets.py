@@ -113,15 +113,47 @@ class SMResources:
         return per_partition * self.sub_partitions // warps
 
     @property
-    def block_shared_bytes(self) -> int:
-        """The most shared memory one block may have: the largest carve-out less what the
-        system reserves per block (227 KiB on 9.0, the TMA box bound of nvidia/tensor_map.py)."""
+    def block_own_shared_bytes(self) -> int:
+        """The most shared memory of its own one block may have: the largest carve-out less what the
+        system reserves per block (CUDA's opt-in maximum per block, sharedMemPerBlockOptin: 99 KiB on
+        8.6, 227 KiB on 9.0; the TMA box bound of nvidia/tensor_map.py)."""
         return self.carveouts_kib[-1] * 1024 - self.shared_reserved
+
+    @property
+    def block_shared_bytes(self) -> int:
+        """The most shared memory one block may declare (a kernel's `.shared`, a region's shared bytes,
+        the QMD's SHARED_MEMORY_SIZE): its own bytes (block_own_shared_bytes) and the shared_base bytes
+        below them, which on 9.0 are the reserve itself, so it is not counted twice: 99 KiB on 8.6,
+        228 KiB on 9.0 (ptxas -arch=sm_90a lays out 227 KiB of variables as a 0x39000-byte
+        .nv.shared.<k> and refuses one byte more, "0x38c01 bytes, 0x38c00 max"; libcuda writes
+        SHARED_MEMORY_SIZE as the kernel's bytes plus 0x400: bench/results/cuda-launch-probe-h100-shared.md)."""
+        return self.block_own_shared_bytes + self.shared_base
+
+    @property
+    def block_shared_why(self) -> str:
+        """Why block_shared_bytes is what it is, for the refusals that name it."""
+        own = (f"the SM's {self.carveouts_kib[-1]} KiB carve-out less the {self.shared_reserved} bytes the "
+               f"system reserves per block")
+        if not self.shared_base:
+            return own
+        return (f"{self.block_own_shared_bytes} bytes of the block's own ({own}) after the {self.shared_base:#x} "
+                f"bytes of that reserve, which a block's shared memory begins with here")
+
+    def block_shared_footprint(self, declared: int) -> int:
+        """The bytes of its SM's carve-out a block declaring `declared` bytes of shared memory (in the
+        QMD's allocation units) takes: its own bytes plus the reserve, as cuda_occupancy.h's
+        cudaOccMaxBlocksPerSMSmemLimit counts a block (sharedSizeBytes + reservedSharedMemPerBlock +
+        dynamic).  Where the reserve lies below shared_base a declaration already holds it, so the
+        block takes max(declared, shared_base) + shared_reserved - shared_base: 0x4400 declared on
+        9.0 (16 KiB of its own) takes 17 KiB, as on 8.6 16 KiB declared does."""
+        return max(declared, self.shared_base) + self.shared_reserved - self.shared_base
 
 
 # CUDA Programming Guide, "Compute Capabilities" and the Ampere / Hopper tuning guides:
 # 8.6 holds 1536 threads and 16 blocks, its shared memory is 0..100 KiB in six steps;
 # 9.0 holds 2048 threads and 32 blocks, 0..228 KiB in ten steps; both reserve 1 KiB per block
+# (the steps as cuda_occupancy.h's cudaOccAlignUpShmemSizeVoltaPlus rounds a request up to them:
+# 0, 8, 16, 32, 64, 100 on 8.6 and those and 132, 164, 196, 228 on 9.x; CUDA 13's header)
 CC86_SM = SMResources(threads=1536, blocks=16, register_file=SM_REGISTER_FILE, register_unit=256,
                       shared_reserved=1024, carveouts_kib=(0, 8, 16, 32, 64, 100))
 CC90_SM = SMResources(threads=2048, blocks=32, register_file=SM_REGISTER_FILE, register_unit=256,
@@ -149,7 +181,8 @@ class CubinFacts:
     header_segment_flags: int = 5
     # the static shared memory (.nv.shared.<k>) a cubin may declare: False: TargetLimits.static_shared_bytes
     # (ptxas 13.5 -arch=sm_86 and -arch=sm_90: "uses too much shared data (0x10000 bytes, 0xc000 max)");
-    # True: the block's whole, SMResources.block_shared_bytes (ptxas -arch=sm_90a: "0x38c00 max", and
+    # True: the block's whole, SMResources.block_shared_bytes (ptxas -arch=sm_90a: "0x38c00 max" bytes of
+    # variables, laid out after the 0x400 reserve: a .nv.shared.<k> of at most 0x39000, and
     # the corpus's pipelined_product has 0xc420; its cubins carry sm_90's e_flags, and bobc's sm_90
     # assembles its listings)
     static_shared_whole_block: bool = False

@@ -91,5 +91,5 @@ def test_the_certifier_reads_the_targets_limits():
     smaller = dataclasses.replace(SM86, sm_resources=dataclasses.replace(SM86.sm_resources,
                                                                          carveouts_kib=(0, 8, 16, 32, 64)))
     assert [f.message for f in findings(greedy, smaller)] == [
-        "region bob-adamw declares 65536 bytes of shared memory; a block on sm_86 has at most 64512 (64 KiB, its SM's "
-        "largest shared-memory carve-out, less the 1024 bytes the system reserves per block)"]
+        "region bob-adamw declares 65536 bytes of shared memory; a block on sm_86 has at most 64512 (the SM's 64 KiB "
+        "carve-out less the 1024 bytes the system reserves per block)"]

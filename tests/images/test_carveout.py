@@ -22,8 +22,9 @@ PRODUCT_BLOCK = (128, 96, 40960)       # 4 warps, 96 registers, a 4-stage tile r
 
 def test_a_product_block_on_sm90_gets_five_blocks_at_228_kib():
     # registers: 96 * 32 = 3072 a warp, 65536 // 3072 = 21 warps = 5 blocks of 4 warps;
-    # threads allow 16, slots 32.  Five blocks of 40 + 1 KiB = 205 KiB: more than the
-    # 196 KiB step, so 228.  One block (41 KiB) needs the 64 KiB step.
+    # threads allow 16, slots 32.  On sm_90 the declaration's first KiB is the system's reserve
+    # (39 KiB of the block's own + 1 KiB, counted once: s42), so five blocks take 200 KiB: more
+    # than the 196 KiB step, so 228.  One block (40 KiB) needs the 64 KiB step.
     assert shared_carveout(SM90, *PRODUCT_BLOCK) == Carveout(smallest=64, chosen=228, largest=228, blocks=5)
 
 

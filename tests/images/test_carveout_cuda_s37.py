@@ -51,11 +51,14 @@ def test_sm90_asks_the_carveout_cuda_asks_for_a_kernel_without_shared_memory():
 
 @pytest.mark.parametrize("target", [SM86, SM90], ids=["sm_86", "sm_90"])
 def test_a_kibibyte_declared_takes_twice_what_none_takes(target):
-    # the field floors both at 0x400, but a block declaring 1 KiB takes 2 KiB with the reserve, one
-    # declaring none 1 KiB (cuda_occupancy.h): 64-thread blocks fill the SM's block slots
+    # the field floors both at 0x400, but a block with 1 KiB of its own takes 2 KiB with the reserve, one
+    # with none 1 KiB (cuda_occupancy.h): 64-thread blocks fill the SM's block slots.  On sm_90 a block's
+    # declaration begins with the reserve (its bytes from 0x400, as ptxas places them), so 1 KiB of its
+    # own is declared 0x800, as libcuda's SHARED_MEMORY_SIZE for it would be (s42)
     slots = target.sm_resources.blocks
+    own = {"sm_86": 1024, "sm_90": 0x400 + 1024}[target.name]
     none = shared_carveout(target, 64, qmd_registers(16, target), 0)
-    one = shared_carveout(target, 64, qmd_registers(16, target), 1024)
+    one = shared_carveout(target, 64, qmd_registers(16, target), own)
     assert (none.blocks, one.blocks) == (slots, slots)
     assert (none.chosen, one.chosen) == (slots, 2 * slots)     # KiB: 16 / 32 on sm_86, 32 / 64 on sm_90
     assert sm_config(none.chosen) == {16: 0x5, 32: 0x9}[slots]

@@ -5,7 +5,9 @@ The simulator stands in for an sm_86 GPU, which no machine here has; it ran a QM
 RTX card does not launch it: the GPU counts 25 warps of 2,560 registers as 28 (a multiple of its 4
 sub-partitions), 71,680 registers, past the 65,536 a block may have (NVIDIA's cuda_occupancy.h,
 cudaOccMaxBlocksPerSMRegsLimit).  Likewise a block of more than 1,024 threads, or of more shared memory
-than 99 KiB on sm_86 (its 100 KiB carve-out less the 1 KiB reserve) or 227 KiB on sm_90.
+than 99 KiB on sm_86 (its 100 KiB carve-out less the 1 KiB reserve) or 227 KiB on sm_90 -- there
+SHARED_MEMORY_SIZE 0x39000, the field holding the reserve too, as libcuda writes it (the kernel's bytes
++ 0x400: bench/results/cuda-launch-probe-h100-shared.md; s42).
 """
 from __future__ import annotations
 
@@ -57,7 +59,7 @@ def test_a_block_the_gpu_does_not_launch_is_a_fault(target, field, value, regist
     assert str(fault.value).startswith("launch here: ") and expected in str(fault.value)
 
 
-@pytest.mark.parametrize("target, most", [(SM86, 99 * 1024), (SM90, 227 * 1024)], ids=["sm_86", "sm_90"])
+@pytest.mark.parametrize("target, most", [(SM86, 99 * 1024), (SM90, 227 * 1024 + 0x400)], ids=["sm_86", "sm_90"])
 def test_shared_memory_past_a_blocks_share_is_a_fault(target, most):
     raw = put(first_qmd(target), target.qmd_layout, "SHARED_MEMORY_SIZE", most)
     read_launch(raw, target.compute_class, "here")

@@ -31,16 +31,15 @@ def check_registers(plan: Plan, needs: Mapping[str, int] | None, target: Target)
                 f"declare fewer registers or launch smaller blocks")
 
     # a region's shared bytes are its launches' QMD SHARED_MEMORY_SIZE: the block's whole shared memory,
-    # which the card gives up to its largest carve-out less the system's reserve (what the encoder's
+    # which the card gives up to its largest carve-out less the system's reserve, plus the reserve where a
+    # block's shared memory begins with it (sm_90: SMResources.block_shared_bytes; what the encoder's
     # carve-out and the simulator's QMD reader hold it to).  ptxas's 48 KiB (TargetLimits.static_shared_bytes)
     # bounds a cubin's static declaration only, which no QMD reads.
     shared_most = sm.block_shared_bytes
     for r in plan.program.regions:
         if not 0 <= r.shared_bytes <= shared_most:
             out.append(Finding("shared", f"region {shown_plan_text(r.identity)} declares {r.shared_bytes} bytes of shared memory; "
-                                         f"a block on {target.name} has at most {shared_most} ({sm.carveouts_kib[-1]} KiB, "
-                                         f"its SM's largest shared-memory carve-out, less the {sm.shared_reserved} "
-                                         f"bytes the system reserves per block)",
+                                         f"a block on {target.name} has at most {shared_most} ({sm.block_shared_why})",
                                place(r, "shared_bytes")))
         if not 1 <= r.registers <= most:
             out.append(Finding("registers", f"region {shown_plan_text(r.identity)} declares {r.registers} registers; "

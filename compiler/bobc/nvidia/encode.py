@@ -367,13 +367,14 @@ def shared_carveout(target: Target, threads: int, registers: int, shared_bytes: 
     (as the QMD allocates them) and `shared_bytes` of shared memory asks the SM for.
 
     `shared_bytes` is what the block declares, not the QMD's SHARED_MEMORY_SIZE: a block takes
-    its declared bytes (in the field's 256-byte units) plus the 1 KiB the system reserves per
+    its own bytes (in the field's 256-byte units) plus the 1 KiB the system reserves per
     block, as cuda_occupancy.h's cudaOccMaxBlocksPerSMSmemLimit counts it (sharedSizeBytes +
-    reservedSharedMemPerBlock + dynamic).  The field's 1 KiB floor (shared_memory_bytes) is that
-    reserve, not more: CUDA writes SHARED_MEMORY_SIZE 0x400 for a kernel without shared memory
-    and asks TARGET 32 KiB for 32 resident blocks of it on the H200
-    (bench/results/cuda-launch-probe-h200-decoded.txt), so counting the floor and the reserve
-    both would take two KiB a block and double the carve-out.
+    reservedSharedMemPerBlock + dynamic): bobc.targets SMResources.block_shared_footprint, which
+    on sm_90 counts the reserve once, a declaration there already beginning with it (shared_base).
+    The field's 1 KiB floor (shared_memory_bytes) is that reserve, not more: CUDA writes
+    SHARED_MEMORY_SIZE 0x400 for a kernel without shared memory and asks TARGET 32 KiB for 32
+    resident blocks of it on the H200 (bench/results/cuda-launch-probe-h200-decoded.txt), so
+    counting the floor and the reserve both would take two KiB a block and double the carve-out.
 
     The SM splits one memory between L1 and shared memory in the target's steps.  A
     carve-out too small for the blocks that threads, registers and block slots would let
@@ -388,7 +389,7 @@ def shared_carveout(target: Target, threads: int, registers: int, shared_bytes: 
     warps = -(-threads // 32)
     counted = sm.block_registers(threads, registers)
     bound = min(sm.threads // (warps * 32), sm.resident_by_registers(threads, registers), sm.blocks)
-    footprint = _align(shared_bytes, SHARED_MEMORY_UNIT) + sm.shared_reserved
+    footprint = sm.block_shared_footprint(_align(shared_bytes, SHARED_MEMORY_UNIT))
 
     def resident(kib: int) -> int:
         return min(bound, kib * 1024 // footprint)
@@ -407,8 +408,9 @@ def shared_carveout(target: Target, threads: int, registers: int, shared_bytes: 
     fitting = [kib for kib in sm.carveouts_kib if resident(kib) >= 1]
     if not fitting:
         raise BobcError(f"{block} does not fit one {target.name} SM: with the {sm.shared_reserved} bytes "
-                        f"the system reserves per block it needs more than the SM's {sm.carveouts_kib[-1]} KiB",
-                        hint="use less shared memory per block")
+                        f"the system reserves per block it takes {footprint}, more than the SM's "
+                        f"{sm.carveouts_kib[-1]} KiB", hint=f"declare at most {sm.block_shared_bytes} bytes "
+                                                            f"of shared memory per block")
     chosen = next(kib for kib in fitting if resident(kib) == resident(fitting[-1]))
     return Carveout(smallest=fitting[0], chosen=chosen, largest=sm.carveouts_kib[-1], blocks=resident(chosen))
 

@@ -218,10 +218,10 @@ class SourceDirectives:
 
 
 def shared_bytes_limit(target: Target) -> int:
-    """The most shared memory one block may use on `target`: the SM's largest carve-out less what the
-    system reserves per block (CUDA's opt-in maximum per block: 99 KiB on 8.6, 227 KiB on 9.0)."""
-    sm = target.sm_resources
-    return sm.carveouts_kib[-1] * 1024 - sm.shared_reserved
+    """The most shared memory one block may declare on `target` (bobc.targets
+    SMResources.block_shared_bytes): CUDA's opt-in maximum per block (99 KiB on 8.6, 227 KiB on
+    9.0) and, where the system's bytes lie below the block's own (sm_90's first 0x400), those."""
+    return target.sm_resources.block_shared_bytes
 
 
 def _value_span(line: SourceLine, value: str, offset: int = 0, length: int | None = None) -> Span | None:
@@ -292,11 +292,10 @@ def source_directives(lines: list[SourceLine], target: Target | None = None) -> 
                 if number > shared_bytes_limit(most):
                     sm = most.sm_resources
                     on = most.name if target is not None else f"any target ({most.name}: the most)"
-                    raise BobcError(f".shared {value}: a block on {on} may use at most "
-                                    f"{shared_bytes_limit(most)} bytes of shared memory (the SM's "
-                                    f"{sm.carveouts_kib[-1]} KiB less the {sm.shared_reserved} bytes reserved per "
-                                    f"block)", _value_span(line, value),
-                                    hint="declare the bytes a block of the kernel uses")
+                    raise BobcError(f".shared {value}: a block on {on} may use at most {shared_bytes_limit(most)} "
+                                    f"bytes of shared memory ({sm.block_shared_why})", _value_span(line, value),
+                                    hint=f"declare the bytes a block of the kernel uses: at most "
+                                         f"{shared_bytes_limit(most):#x} ({shared_bytes_limit(most)})")
                 base = target.sm_resources.shared_base if target is not None else 0
                 if 0 < number <= base:
                     raise BobcError(f".shared {value} on {target.name} leaves a block no shared memory of its own: "

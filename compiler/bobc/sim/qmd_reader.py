@@ -115,8 +115,8 @@ def check_block_resources(where: str, sass: int, block: tuple[int, int, int], re
                               f"{limits.registers_per_block} a block may have, so the GPU does not launch it")
     if shared > sm.block_shared_bytes:
         raise SimulationFault(f"{where}: SHARED_MEMORY_SIZE {shared} is more than the {sm.block_shared_bytes} bytes "
-                              f"a {target.name} block may have ({sm.carveouts_kib[-1]} KiB less the "
-                              f"{sm.shared_reserved} the system reserves a block), so the GPU does not launch it")
+                              f"a {target.name} block may have ({sm.block_shared_why}), so the GPU does not "
+                              f"launch it")
 
 
 def read_launch(raw: bytes, compute_class: int, where: str) -> LaunchDescription:
