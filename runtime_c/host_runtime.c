@@ -786,8 +786,12 @@ int rt_parse_args_named(int argc, char **argv, rt_args *a, const char *input_nam
             return rt_say(err, RT_EXIT_USAGE, "--version is given alone, as the only argument");
         if (strncmp(arg, "--version=", 10) == 0)     /* a known option, not an unknown one (probe s31 hostexe 11) */
             return rt_say(err, RT_EXIT_USAGE, "--version takes no value");
+        /* a word the user gave, as a message line shows it: a control character as '?', so the
+         * refusal stays one line (probe s42 cli3: `HOST $'tr\nain'` split it in two) */
+        char word[RT_ERR_BYTES];
+        shown_text(arg, word, sizeof word);
         if (arg[0] == '-' && strncmp(arg, "--", 2) != 0)
-            return rt_say(err, RT_EXIT_USAGE, "unknown option '%s' (see --help)", arg);
+            return rt_say(err, RT_EXIT_USAGE, "unknown option '%s' (see --help)", word);
         if (strncmp(arg, "--", 2) == 0) {
             const char *eq = strchr(arg, '=');
             size_t name_len = eq ? (size_t)(eq - arg) : strlen(arg);
@@ -796,7 +800,7 @@ int rt_parse_args_named(int argc, char **argv, rt_args *a, const char *input_nam
                 if (strlen(opts[k].name) == name_len && strncmp(opts[k].name, arg, name_len) == 0)
                     found = (int)k;
             if (found < 0)
-                return rt_say(err, RT_EXIT_USAGE, "unknown option '%.*s' (see --help)", (int)name_len, arg);
+                return rt_say(err, RT_EXIT_USAGE, "unknown option '%.*s' (see --help)", (int)name_len, word);
             const char *value = eq ? eq + 1 : NULL;
             if (!value) {
                 if (i + 1 >= argc)
@@ -806,8 +810,8 @@ int rt_parse_args_named(int argc, char **argv, rt_args *a, const char *input_nam
                 const char *next = argv[i + 1];
                 if (next[0] == '-' && next[1])
                     return rt_say(err, RT_EXIT_USAGE, "option %s needs a value; the next word, '%s', is an option "
-                                  "(write %s=VALUE for a value starting with '-')", opts[found].name, next,
-                                  opts[found].name);
+                                  "(write %s=VALUE for a value starting with '-')", opts[found].name,
+                                  shown_text(next, word, sizeof word), opts[found].name);
                 value = argv[++i];
             }
             if (!*value)
@@ -819,13 +823,13 @@ int rt_parse_args_named(int argc, char **argv, rt_args *a, const char *input_nam
             continue;
         }
         if (a->op)
-            return rt_say(err, RT_EXIT_USAGE, "unexpected argument '%s' (the operation is already given)", arg);
+            return rt_say(err, RT_EXIT_USAGE, "unexpected argument '%s' (the operation is already given)", word);
         if (strcmp(arg, "train") == 0)
             a->op = RT_OP_TRAIN;
         else if (strcmp(arg, "predict") == 0)
             a->op = RT_OP_PREDICT;
         else
-            return rt_say(err, RT_EXIT_USAGE, "unknown operation '%s' (expected train or predict)", arg);
+            return rt_say(err, RT_EXIT_USAGE, "unknown operation '%s' (expected train or predict)", word);
     }
     if (!a->op)
         return rt_say(err, RT_EXIT_USAGE, "missing the operation: train or predict (see --help)");

@@ -254,6 +254,51 @@ def require_entry(program, entry: str | None, command: str = "build") -> str:
                         places, command)
 
 
+# the commands that run a plan host's train or predict (`bobc run PLAN train|predict`, `bobc sim`):
+# their --entry must be declared (family NvidiaPlanHost) -- judged by that declared type before the
+# program is type checked or the entry evaluated (refuse_not_plan_host)
+PLAN_HOST_RUNNERS = ("run", "sim")
+
+
+def refuse_not_plan_host(program, entry: str, command: str) -> None:
+    """`bobc run PLAN train|predict --entry E` and `bobc sim ... --entry E` with E declared of a type
+    other than (family NvidiaPlanHost): refused by that type, before anything is evaluated or asked
+    of the host's words, as `bobc build` and `bobc check` judge an --entry (native.build.entry_kind;
+    probe s42 cli3 finding 1: a NativePhysicalProgram E was asked for `--input RECORD`, then type
+    checked and evaluated, then said to be `NativePhysicalProgram.NativePhysicalProgramValue` where a
+    plan host was expected, with no word of `bobc run PLAN native`).  The error's `native_entry`
+    ("host": a native host's Bytes, "program": a NativePhysicalProgram, None: another type) lets the
+    command tell this refusal from others and add the hint that names its plan as the user wrote it
+    (commands.run.native_entry_hint)."""
+    from .language.check import show_value_type
+    from .language.values import VBytesType, VFamily
+    from .plan.extract import HOST_FAMILY
+
+    declared = program.type_of(entry)
+    family = declared.family if isinstance(declared, VFamily) else None
+    if family == HOST_FAMILY:
+        return
+    runs = f"`bobc {command}` runs a plan host's train or predict"
+    if isinstance(declared, VBytesType):
+        error = BobcError(f"{entry} is Bytes (a native host, not a plan host); {runs}")
+        error.native_entry = "host"
+    elif family == NATIVE_PROGRAM_FAMILY:
+        error = BobcError(f"{entry} is a {NATIVE_PROGRAM_FAMILY} (a native host's program, not a plan host); {runs}")
+        error.native_entry = "program"
+    else:
+        error = BobcError(f"{entry} is of type {show_value_type(declared)}, not a plan host "
+                          f"(family {HOST_FAMILY}); {runs}",
+                          hint=f"name a definition of type (family {HOST_FAMILY}) with --entry, or leave "
+                               "--entry out for the plan module's one")
+        error.native_entry = None
+    raise error
+
+
+# the family of a native physical program (specs/Runtime/NativePhysicalProgram.bob), which
+# `bobc run PLAN native --entry DEF` runs
+NATIVE_PROGRAM_FAMILY = "NativePhysicalProgram"
+
+
 def bytes_definitions(program) -> list[str]:
     """The plan module's definitions declared Bytes: the native artifacts (an ELF) it may build."""
     from .language.values import VBytesType
@@ -314,8 +359,12 @@ def chosen_entry(plan_name: str, definitions, hosts: list[str], entry: str | Non
             return entry
         import difflib
 
+        from .errors import printable
+
         close = difflib.get_close_matches(entry, list(definitions), n=3)
-        raise BobcError(f"{plan_name} defines no {entry}, the native host {starts}",
+        # the name as the user gave it, a control character (a newline, a tab) as '?': the message
+        # stays one line (probe s42 cli3 finding 5: `--entry $'a\nb'` split it in two)
+        raise BobcError(f"{plan_name} defines no {printable(entry)}, the native host {starts}",
                         hint=(f"did you mean {' or '.join(close)}? " if close else "")
                         + f"{verb} the module that defines the host, or name its definition with --entry")
     if len(hosts) == 1:
@@ -346,7 +395,10 @@ def compile_plan(plan_path: Path, target: Target, include=(), entry: str = DEFAU
         if built is not None:
             return built
     program = load(plan_path, target, include, intrinsics)
+    named = entry
     entry = require_entry(program, entry, command)
+    if named is not None and command in PLAN_HOST_RUNNERS:
+        refuse_not_plan_host(program, entry, command)
     plan = check_and_certify(program, target, entry)
     images = encode(plan, target, getattr(program, "search_path", ()))
     return Built(program=program, plan=plan, images=images)

@@ -125,6 +125,15 @@ for name, (ptx, _, _, assembles) in sorted(s41_cases().items()):
         both(f"{d}/{name}.ptx", name)
     else:
         subprocess.run([ptxas(), "-arch=sm_90", "-O3", f"{d}/{name}.ptx", "-o", f"{d}/{name}.ptxas.cubin"], check=True)
+# probe s42 ptxcover's divisions (tests/sass/test_division_paths_s42.py): bobc's cubin too where its assembler has
+# every form of ptxas's code (not BREAK nor I2F.U64.RP yet)
+from tests.sass.test_division_paths_s42 import sm90_cases as s42_division_cases
+for name, (ptx, _, _, _, assembles) in sorted(s42_division_cases().items()):
+    open(f"{d}/{name}.ptx", "w").write(ptx)
+    if assembles:
+        both(f"{d}/{name}.ptx", name)
+    else:
+        subprocess.run([ptxas(), "-arch=sm_90", "-O3", f"{d}/{name}.ptx", "-o", f"{d}/{name}.ptxas.cubin"], check=True)
 # probe s41 f16x2atoms's packed-half atomics (tests/sass/test_sim_atomics_f16x2_s41.py): ptxas's cubins only
 from tests.sass.test_sim_atomics_f16x2_s41 import sm90_cases as s41_half_cases
 for name, (ptx, _, _) in sorted(s41_half_cases().items()):

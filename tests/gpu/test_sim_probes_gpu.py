@@ -154,3 +154,26 @@ def test_s42_bf16_arithmetic_stores_the_oracle_bits(folder, name, which):
         print(record)
     if "xorsign" not in name:
         assert not lines, f"GPU ({which}) {name} != the PTX ISA oracle:\n" + "\n".join(lines[:20])
+
+
+# Probe s42 ptxcover's (tests/sass/test_division_paths_s42.py): fma.rn / .rz / .rm / .rp .f32 near binary32 ties,
+# div.rn.f32 over every exponent (FCHK's fast and slow paths), sqrt.rn / rcp.rn .f32, div.rz.f32 and 64-bit div /
+# rem, each against the IEEE 754 / Python-integer result that file holds the simulator to; bobc's cubin where its
+# assembler has every form.
+from tests.sass import test_division_paths_s42 as divisions  # noqa: E402
+
+S42 = divisions.sm90_cases()
+S42_RUNS = [(name, which) for name, case in S42.items() for which in (("ptxas", "bobc") if case[4] else ("ptxas",))]
+
+
+@pytest.mark.parametrize(("name", "which"), sorted(S42_RUNS))
+def test_s42_divisions_store_the_ieee_results(folder, name, which):
+    _, words, want, is_float, _ = S42[name]
+    n = words.shape[1]
+    module = cp.RawModule(path=str(folder / f"{name}.{which}.cubin"))
+    out = cp.zeros(2 * n, cp.uint32)
+    module.get_function(name)((n // divisions.BLOCK,), (divisions.BLOCK,),
+                              (out, cp.asarray(words.reshape(-1)), np.uint32(n)))
+    cp.cuda.Device().synchronize()
+    bad = divisions.same_words(cp.asnumpy(out).reshape(n, 2), want, is_float)
+    assert not bad, f"GPU ({which}) {name}: {len(bad)} threads differ from IEEE 754 / PTX:\n" + "\n".join(bad[:8])

@@ -8,6 +8,7 @@ REFERENCE_KERNELS_FILE in the plan's root folder (the folder its module path
 is relative to: for a module Model.Build.NativeHost, the folder holding
 Model/); this command knows no model.
 """
+import contextlib
 import os
 from pathlib import Path
 
@@ -209,19 +210,18 @@ def judge_plan_host_words(args, plan_path, target_of, command: str) -> bool:
     except UsageError:
         if args.entry:
             from .. import pipeline
-            from ..native.build import entry_kind
             try:
                 program = pipeline.load(plan_path, target_of(), args.include)
                 pipeline.require_entry(program, args.entry, command)
-                native = entry_kind(program, args.entry, command) == "native"
-            except BobcError:
-                native = False
-            if native:
-                from ..plan.extract import NATIVE_HOST_SAID
-                refusal = BobcError(f"{args.entry} is Bytes{NATIVE_HOST_SAID}; `bobc {command}` runs a plan host's "
-                                    f"train or predict")
-                native_entry_hint(refusal, args.plan, args.entry)
-                raise refusal from None
+                pipeline.refuse_not_plan_host(program, args.entry, command)
+                refusal = None
+            except BobcError as error:
+                # an entry of another type than a plan host's (a native host's Bytes or program, a
+                # Nat): said by its declared type (probe s42 cli3 finding 1); any other refusal of
+                # the plan here (a missing entry, a plan that does not load) leaves the words' own
+                refusal = error if "native_entry" in vars(error) else None
+            if refusal is not None:
+                raise refusal from None     # native_entry_hinted adds the hint
         raise
 
 
@@ -513,25 +513,36 @@ def load_plan(path, include=(), entry=None, target=None, modules: list | None = 
     program = pipeline.load(path, target, include)
     if modules is not None:
         modules.extend(module_files(program))
-    plan = pipeline.check_and_certify(program, target, pipeline.require_entry(program, entry, command))
+    named = pipeline.require_entry(program, entry, command)
+    if entry is not None:
+        pipeline.refuse_not_plan_host(program, named, command)
+    plan = pipeline.check_and_certify(program, target, named)
     if kernels is not None:
         kernels.extend(kernel_files(program, plan, target))
     return plan
 
 
 def native_entry_hint(error, plan, entry) -> None:
-    """A plan run (`bobc run PLAN OPERATION`, `bobc sim`) whose --entry is a native host's Bytes:
-    `error` (the extraction's refusal) points to `bobc run PLAN native` instead of building it
-    (probe s30 cli finding 8): the extraction's words (plan.extract.NATIVE_HOST_SAID) give the
-    build's advice, not run's or sim's."""
+    """A plan run (`bobc run PLAN OPERATION`, `bobc sim`) whose --entry is a native host's Bytes or
+    its NativePhysicalProgram: `error` points to `bobc run PLAN native` instead of building it
+    (probe s30 cli finding 8), `plan` as the user wrote it.  `error` is pipeline.refuse_not_plan_host's
+    (its `native_entry` says which: probe s42 cli3 finding 1), or the extraction's, whose words
+    (plan.extract.NATIVE_HOST_SAID) give the build's advice, not run's or sim's."""
     from ..plan.extract import NATIVE_HOST_SAID
 
-    if entry and NATIVE_HOST_SAID in error.message:
-        error.message = error.message.replace(NATIVE_HOST_SAID, " (a native host, not a plan host)")
-        hint = (f"run it with `bobc run {plan} native ARGUMENTS... --reference --entry {entry}` "
-                      f"({doc('native-host.md')}, \"The reference interpreter\"), or build it with "
-                      f"`bobc build {plan} --entry {entry} -o HOST`")
-        error.hint = f"{error.hint}; {hint}" if error.hint else hint
+    said = vars(error).pop("native_entry", None)
+    if not entry or (said is None and NATIVE_HOST_SAID not in error.message):
+        return
+    error.message = error.message.replace(NATIVE_HOST_SAID, " (a native host, not a plan host)")
+    run = (f"run it with `bobc run {plan} native ARGUMENTS... --reference --entry {entry}` "
+           f"({doc('native-host.md')}, \"The reference interpreter\")")
+    if said == "program":
+        # a build takes the Bytes of its host, which nativePhysicalNativeELF gives (docs/native-host.md)
+        hint = (f"{run}, or build its host: define `def {entry}Host : Bytes = (nativePhysicalNativeELF {entry})` "
+                f"and `bobc build {plan} --entry {entry}Host -o HOST`")
+    else:
+        hint = f"{run}, or build it with `bobc build {plan} --entry {entry} -o HOST`"
+    error.hint = f"{error.hint}; {hint}" if error.hint else hint
 
 
 def kernels_file(plan_path, given) -> Path:
@@ -559,6 +570,25 @@ def run(args):
     plan_path = existing_plan(args.plan, "run", ("train", "predict", "native"))
     if args.operation == "native":
         return run_native(plan_path, args)
+    with native_entry_hinted(args):
+        return _run_plan_host(plan_path, args)
+
+
+@contextlib.contextmanager
+def native_entry_hinted(args):
+    """`bobc run PLAN train|predict` and `bobc sim` whose --entry turns out a native host's Bytes or
+    program, wherever that is found (the words' refusal, --help, --version, the run itself): the
+    refusal points to `bobc run PLAN native` (native_entry_hint)."""
+    from ..errors import BobcError
+
+    try:
+        yield
+    except BobcError as error:
+        native_entry_hint(error, args.plan, args.entry)
+        raise
+
+
+def _run_plan_host(plan_path, args):
     from ..errors import UsageError
     from ..reference import settings
     if host_version_asked(args):
@@ -576,13 +606,8 @@ def run(args):
     modules: list = []
     sources: list = []
     # the plan first: a module with no native host is told so, not asked for reference kernels
-    from ..errors import BobcError
-    try:
-        plan = load_plan(plan_path, args.include, args.entry, target_named(args.target), modules=modules,
-                         kernels=sources)
-    except BobcError as error:
-        native_entry_hint(error, args.plan, args.entry)
-        raise
+    plan = load_plan(plan_path, args.include, args.entry, target_named(args.target), modules=modules,
+                     kernels=sources)
     kernels = kernels_file(plan_path, args.kernels)
     # the plan's modules and kernel sources, and the kernels it imports, are this run's inputs
     # too: no output replaces one
@@ -676,8 +701,15 @@ def run_native(plan_path, args) -> int:
                         "nor a native host's Bytes",
                         hint="`bobc run PLAN native --entry DEF` runs a definition of type NativePhysicalProgram "
                              "or the Bytes of its host")
+    # the plan's modules, the kernel sources evaluating it assembled and the --kernels file are this
+    # run's inputs: no argument the program writes replaces one (README, "Outputs are all or nothing";
+    # probe s42 cli3 finding 4: `bobc run PLAN native a0 a1 PLAN o3 ...` wrote argument 2 over PLAN, exit 0)
+    from ._common import kernel_files, module_files
+    read = [*read_files(module_files(program), "a module of the plan"),
+            *read_files(kernel_files(None, None, target_named(args.target)), "a kernel source of the plan")]
     gpu = None
     if args.kernels:
+        read += read_files([existing_file(args.kernels, "--kernels ")], "the kernels file this run imports")
         module = load_module(existing_file(args.kernels, "--kernels "), "bobc_native_gpu", "--kernels")
         gpu = getattr(module, "SUBMIT", None)
         if gpu is None:
@@ -689,7 +721,7 @@ def run_native(plan_path, args) -> int:
     arguments = host_arguments(args)       # as given, in order: the program judges them
     sys.stdout.flush()
     return run_program(code, arguments, name=args.entry, gpu=gpu, components=components, say_kernels=True,
-                       version=build)
+                       version=build, inputs=read)
 
 
 def _version_section(data: bytes, entry: str) -> bytes | None:

@@ -139,6 +139,14 @@ def check_plans_images(images, built, folder, plan_path, target) -> None:
 
 
 def run(args):
+    from .run import native_entry_hinted
+
+    # an --entry that is a native host's Bytes or program, found anywhere: pointed to `bobc run PLAN native`
+    with native_entry_hinted(args):
+        return _simulate(args)
+
+
+def _simulate(args):
     """Files in and out by the native host's rules (reference/safe_io.py, as `bobc run
     --reference`): inputs read once and bounded, output paths checked before any work,
     interval checkpoints published as their intervals end, the last outputs together."""
@@ -192,13 +200,7 @@ def run(args):
     if refused:
         raise UsageError(refused)
     outputs = OutputPaths(args.checkpoint_out, args.predictions, args.result)
-    from ..errors import BobcError
-    from .run import native_entry_hint
-    try:
-        built = pipeline.compile_plan(plan_path, target, args.include, args.entry, command="sim")
-    except BobcError as error:
-        native_entry_hint(error, args.plan, args.entry)
-        raise
+    built = pipeline.compile_plan(plan_path, target, args.include, args.entry, command="sim")
     images = built.images
     if given is not None:
         check_plans_images(given, built, args.images, plan_path, target)

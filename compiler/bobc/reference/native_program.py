@@ -963,14 +963,16 @@ def missing_version(name: str) -> str:
 
 def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=None, environ=None,
                 stderr=None, stdout=None, components=None, say_kernels: bool = False,
-                version: bytes | None = None) -> int:
+                version: bytes | None = None, inputs=()) -> int:
     """Check and run a program with the host's file rules: the exit status (messages on stderr).
 
     `say_kernels`: whether a Submit without `gpu` is refused saying what to give (--kernels FILE
     defining SUBMIT: NO_SUBMIT) rather than in the C host's NATIVE_DEVICE=memory words: `bobc run
     PLAN native` asks for it; a caller holding the messages to the C host's keeps the host's line.
     `version`: the host's .bobc.version section, which `--version` prints first (None: a host
-    without one, whose --version is refused as damaged, exit 9)."""
+    without one, whose --version is refused as damaged, exit 9).  `inputs`: files the command read
+    besides the program's own arguments (safe_io.InputFile identities: `bobc run PLAN native`'s plan
+    modules, kernel sources and --kernels file), which no output argument may name (exit 8)."""
     from ..native.program import ProgramError, decode, usage_arguments
     from . import safe_io
 
@@ -1019,7 +1021,7 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
     for command in program.commands:
         if command.code in (15, 25) and command.n[0] not in outputs:
             outputs.append(command.n[0])
-    files = safe_io.OutputSet()
+    files = safe_io.OutputSet(inputs=list(inputs))
     try:
         safe_io.recover([arguments[a] for a in outputs])
     except Exception as error:      # safe_io's refusals: a journal left that cannot be finished

@@ -22,6 +22,7 @@ from ..native.request import (FILE_CHECKPOINT_OUT, FILE_INPUT, FILE_PREDICTIONS,
 from ..native.words import count as _count
 from . import envelope, safe_io
 from .host import splitmix64_chunk
+from ..errors import printable
 from .errors import FileRefused, OutputWriteFailure
 
 EXIT_INTERNAL, EXIT_USAGE, EXIT_INPUT, EXIT_CHECKPOINT, EXIT_FOREIGN, EXIT_WRITE = 1, 2, 3, 4, 5, 8
@@ -78,18 +79,19 @@ def _parse_args(argv, input_name: str) -> dict:
             raise Refused(EXIT_USAGE, "--version is given alone, as the only argument")
         if arg.startswith("--version="):        # a known option, not an unknown one (probe s31 hostexe 11)
             raise Refused(EXIT_USAGE, "--version takes no value")
+        word = printable(arg)       # a control character as '?': one line (host_runtime.c shown_text)
         if arg.startswith("-") and not arg.startswith("--"):
-            raise Refused(EXIT_USAGE, f"unknown option '{arg}' (see --help)")
+            raise Refused(EXIT_USAGE, f"unknown option '{word}' (see --help)")
         if arg.startswith("--"):
             name, eq, value = arg.partition("=")
             if name not in _OPTIONS:
-                raise Refused(EXIT_USAGE, f"unknown option '{name}' (see --help)")
+                raise Refused(EXIT_USAGE, f"unknown option '{printable(name)}' (see --help)")
             if not eq:
                 if i + 1 >= len(argv):
                     raise Refused(EXIT_USAGE, f"option {name} needs a value")
                 following = argv[i + 1]
                 if following.startswith("-") and following != "-":
-                    raise Refused(EXIT_USAGE, f"option {name} needs a value; the next word, '{following}', is an "
+                    raise Refused(EXIT_USAGE, f"option {name} needs a value; the next word, '{printable(following)}', is an "
                                               f"option (write {name}=VALUE for a value starting with '-')")
                 i += 1
                 value = argv[i]
@@ -100,9 +102,9 @@ def _parse_args(argv, input_name: str) -> dict:
             found[name] = value
         else:
             if op is not None:
-                raise Refused(EXIT_USAGE, f"unexpected argument '{arg}' (the operation is already given)")
+                raise Refused(EXIT_USAGE, f"unexpected argument '{word}' (the operation is already given)")
             if arg not in ("train", "predict"):
-                raise Refused(EXIT_USAGE, f"unknown operation '{arg}' (expected train or predict)")
+                raise Refused(EXIT_USAGE, f"unknown operation '{word}' (expected train or predict)")
             op = arg
         i += 1
     if op is None:

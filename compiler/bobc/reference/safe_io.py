@@ -423,7 +423,7 @@ class OutputSet:
                 continue
             output.data = bytes(staged[output.option])
             try:
-                output.temporary = _prepare_temporary(output, mask)
+                _prepare_temporary(output, mask)     # output.temporary, from its creation on
             except PrepareRefused:
                 self.discard()
                 raise
@@ -447,7 +447,10 @@ class OutputSet:
         deferred = None
         try:
             for output in self.outputs:
-                temporaries.append(output.temporary if output.temporary is not None else _write_temporary(output))
+                if output.temporary is not None:
+                    temporaries.append(output.temporary)
+                else:
+                    _write_temporary(output, into=temporaries)   # in the list from its creation on
                 output.temporary = None          # this publication's own now (removed on failure)
             # from here to the journal's removal no other publication or recovery works in these
             # folders (docs/runtime.md, "Files": concurrent invocations)
@@ -1017,11 +1020,26 @@ def _fill_temporary(fd: int, candidate, data: bytes, mask: int):
             os.close(fd)
         _drop(candidate)
         return stage, failure
+    except BaseException:
+        # ended by a signal mid-write (cli._ending's Ended) or the like: the descriptor is closed
+        # here, the temporary removed by its owner, the list it was registered in
+        # (_write_temporary's `into`, _prepare_temporary's output.temporary; probe s42 cli3 finding 2)
+        if fd >= 0:
+            os.close(fd)
+        raise
     return None
 
 
-def _write_temporary(output: _Output) -> str:
+def _write_temporary(output: _Output, into: list | None = None) -> str:
+    """Write `output`'s bytes to a new synced temporary beside it; its path.  With `into`, the
+    temporary is appended to that list the moment it exists -- its creation and the append with
+    SIGINT, SIGTERM and SIGHUP held back (_DeferredSignals) -- so an owner whose cleanup removes
+    the temporaries in `into` removes this one too, whenever a signal ends the command: returned
+    and then appended, a signal between the two left a `.NAME.tmp-XXXXXX` (SIGINT 1.8 s into
+    `bobc build LinReg -o out/h --emit-images out/imgs` left out/imgs/.program.bin.tmp-ZldcdY;
+    probe s42 cli3 finding 2).  A write that fails removes it (and takes it out of `into`)."""
     data = output.data if output.data is not None else b""
+    into = [] if into is None else into
     mask = os.umask(0)
     os.umask(mask)
     folder_fd = -1
@@ -1030,9 +1048,11 @@ def _write_temporary(output: _Output) -> str:
         candidate = _Temporary(os.path.join(output.folder, f".{output.base}.tmp-{letters}"))
         try:
             folder_fd = _open_folder(output.folder, folder_fd)
-            fd = os.open(os.path.basename(candidate), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
-                         | os.O_NOFOLLOW, 0o600, dir_fd=folder_fd)
-            candidate.folder_fd = folder_fd
+            with _DeferredSignals():
+                fd = os.open(os.path.basename(candidate), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+                             | os.O_NOFOLLOW, 0o600, dir_fd=folder_fd)
+                candidate.folder_fd = folder_fd
+                into.append(candidate)
             break
         except FileExistsError:
             continue
@@ -1051,6 +1071,7 @@ def _write_temporary(output: _Output) -> str:
                                  hint="nothing was published")
     failed = _fill_temporary(fd, candidate, data, mask)
     if failed:
+        into.remove(candidate)      # removed already
         stage, failure = failed
         raise OutputWriteFailure(output.path, output.option,
                                  f"write failed: {write_failure(failure)}",
@@ -1076,9 +1097,11 @@ def _prepare_temporary(output: _Output, mask: int) -> str:
         candidate = _Temporary(pattern[:-6] + letters)
         try:
             folder_fd = _open_folder(output.folder, folder_fd)
-            fd = os.open(os.path.basename(candidate), os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600,
-                         dir_fd=folder_fd)
-            candidate.folder_fd = folder_fd
+            with _DeferredSignals():        # owned from its first moment, as _write_temporary's
+                fd = os.open(os.path.basename(candidate), os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600,
+                             dir_fd=folder_fd)
+                candidate.folder_fd = folder_fd
+                output.temporary = candidate    # OutputSet.discard removes it
             break
         except FileExistsError:
             continue
@@ -1091,6 +1114,7 @@ def _prepare_temporary(output: _Output, mask: int) -> str:
         raise refused(f"cannot create a temporary file in {shown(output.folder)}: {os.strerror(17)}")
     failed = _fill_temporary(fd, candidate, output.data or b"", mask)
     if failed:
+        output.temporary = None     # removed already
         stage, failure = failed
         raise refused(f"{stage} of the temporary file failed: {write_failure(failure)}")
     return candidate
@@ -1153,15 +1177,17 @@ def publish_file(path, data: bytes, option: str = "output", mode: int | None = N
 def _publish_with_mode(outputs: OutputSet, mode: int) -> None:
     """As publish(), with an explicit mode (an executable) applied before the rename."""
     output = outputs.outputs[0]
-    temporary = _write_temporary(output)
+    made: list = []         # the temporary, from its creation on (_write_temporary's `into`)
+    temporary = None
     locks: list = []
     try:
+        temporary = _write_temporary(output, into=made)
         os.chmod(temporary, mode & ~_umask())
         locks = lock_folders([folder_of(output.path)])
         _date_now([temporary])
         os.replace(temporary, output.path)
         _drop(temporary, remove=False)
-        temporary = None
+        made.clear()
         failure = _fsync_published(output.folder)
         if failure:
             _say_unsynced(output.folder, failure)
@@ -1172,7 +1198,7 @@ def _publish_with_mode(outputs: OutputSet, mode: int) -> None:
             from None
     finally:
         unlock_folders(locks)
-        if temporary is not None:
+        for temporary in made:
             _drop(temporary)
 
 

@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 
 from .syntax import (Const, Imm, Instruction, Label, MatrixDescriptor, Mem, Reg, Unread, beyond_range, binary32_of_decimal,
-                     _quoted, literal_is_zero, shown_literal)
+                     _quoted, literal_is_zero, mnemonic_parts, shown_literal)
 from .tables.arch import ENCODINGS, ArchEncoding
 from .tables import layouts as L
 
@@ -124,12 +124,27 @@ def forms_for(arch: str) -> dict[str, Form]:
             for key, entry in data["forms"].items()}
 
 
-def _slot_tokens(layout: str) -> list[tuple[str, bool]]:
+@cache
+def _slot_tokens(layout: str) -> tuple[tuple[str, bool], ...]:
+    """A layout's slots, each (name, optional); one reading per layout (the tables' strings)."""
     tokens = []
     for token in layout.split():
         optional = token.startswith("[")
         tokens.append((token.strip("[]"), optional))
-    return tokens
+    return tuple(tokens)
+
+
+def _by_opcode(table: dict) -> dict[str, tuple]:
+    """A table keyed by (opcode, variant modifier) as opcode -> ((variant, value), ...), in the
+    table's order: what an instruction's opcode selects, without a scan of every row."""
+    out: dict[str, list] = {}
+    for (opcode, variant), value in table.items():
+        out.setdefault(opcode, []).append((variant, value))
+    return {opcode: tuple(rows) for opcode, rows in out.items()}
+
+
+_MODIFIER_VARIANTS = _by_opcode(L.OPERAND_MODIFIER_VARIANTS)
+_SWIZZLE_ABSENT = _by_opcode(L.SWIZZLE_FIELD_ABSENT)
 
 
 def _kind_letter(operand) -> str:
@@ -208,8 +223,7 @@ def _reg_width(inst: Instruction, slot: str) -> int:
     register count).  Checked against nvdisasm's own register life ranges (-plr: which registers
     each instruction reads and assigns) over the whole ptxas corpus of both targets:
     tests/sass/test_register_widths.py."""
-    mods = inst.modifiers
-    op = inst.opcode
+    op, mods = mnemonic_parts(inst.mnemonic)
     if op in ("F2F", "I2F", "F2I"):
         dest, source = _conversion_types(op, mods)
         if slot == "Rd":
@@ -533,11 +547,12 @@ class Encoder:
         # moves B's register to C's field and takes B's): ptxas's IMAD.X R5, RZ, RZ, ~c[0x0][0x16c]
         # sets bit 63, and IMAD's B register in C's field has no negate (nvdisasm shows none)
         logical = {"Ra": "A", "Sb": "B", "Sc": "C"}[slot]
-        modifiers = next((by_position for (op, variant), by_position in L.OPERAND_MODIFIER_VARIANTS.items()
-                          if op == inst.opcode and variant in inst.modifiers),
-                         L.OPERAND_MODIFIERS.get(inst.opcode, {}))
+        opcode, mods = mnemonic_parts(inst.mnemonic)
+        modifiers = next((by_position for variant, by_position in _MODIFIER_VARIANTS.get(opcode, ())
+                          if variant in mods),
+                         L.OPERAND_MODIFIERS.get(opcode, {}))
         allowed = modifiers.get(logical, ())
-        carry = inst.opcode in L.COMPLEMENT_WITH_CARRY and "X" in inst.modifiers
+        carry = opcode in L.COMPLEMENT_WITH_CARRY and "X" in mods
         if isinstance(operand, Reg) and operand.bank == "R":
             spec = {"A": L.REG_A, "B": L.REG_B, "C": L.REG_C}[position]
             if inst.opcode in L.HALF_OPCODES and position == "C":
@@ -607,9 +622,10 @@ class Encoder:
 
     def _put_swizzle(self, inst: Instruction, placed: Placed, reg, position: str) -> None:
         """Packed-half lane selection; refused where the opcode or position has none."""
-        absent = set().union(*(positions for (op, variant), positions in L.SWIZZLE_FIELD_ABSENT.items()
-                               if op == inst.opcode and variant in inst.modifiers))
-        if inst.opcode in L.HALF_OPCODES and position in L.SWIZZLE_FIELD and position not in absent:
+        opcode, mods = mnemonic_parts(inst.mnemonic)
+        absent = set().union(*(positions for variant, positions in _SWIZZLE_ABSENT.get(opcode, ())
+                               if variant in mods))
+        if opcode in L.HALF_OPCODES and position in L.SWIZZLE_FIELD and position not in absent:
             if reg.swizzle not in L.SWIZZLE_VALUE:
                 raise EncodeProblem(f"lane selection .{reg.swizzle} is not supported on {inst.opcode}")
             placed.put(*L.SWIZZLE_FIELD[position], L.SWIZZLE_VALUE[reg.swizzle], "lane selection")

@@ -34,6 +34,10 @@ class SyntaxProblem(ValueError):
         self.within = within    # (offset, length) inside the operand's text: the caret's place there
 
 
+# a register bank's letter in an encoding-table key (Reg.kind)
+_BANK_KIND = {"R": "R", "UR": "U", "P": "P", "UP": "Q"}
+
+
 @dataclass(frozen=True)
 class Reg:
     """A register operand: R (vector), UR (uniform), P/UP (predicate); RZ=255, URZ=63, PT=7."""
@@ -49,7 +53,7 @@ class Reg:
                          # add.sat.s32: PLOP3.LUT P0, PT, R2.SIGN, R5.SIGN, R4.SIGN, 0x2, 0x0)
 
     def kind(self) -> str:
-        return {"R": "R", "UR": "U", "P": "P", "UP": "Q"}[self.bank]
+        return _BANK_KIND[self.bank]
 
 
 @dataclass(frozen=True)
@@ -261,6 +265,27 @@ def parse_control(text: str) -> Control:
                    wait_mask=mask)
 
 
+# mnemonic -> (opcode, modifiers): an assembly asks an instruction's opcode and modifiers dozens of
+# times (every operand placed, every table consulted: 900,000 splits of the mnemonic for the plans'
+# 67 kernels of both targets), and a source has a few hundred mnemonics.  Bounded: a text of more
+# distinct mnemonics than this starts the memo again.
+_MNEMONIC_PARTS: dict[str, tuple[str, tuple[str, ...]]] = {}
+_MNEMONIC_PARTS_KEPT = 4096
+
+
+def mnemonic_parts(mnemonic: str) -> tuple[str, tuple[str, ...]]:
+    """(opcode, modifiers) of `mnemonic`: "IMAD.WIDE.U32" -> ("IMAD", ("WIDE", "U32")), as its
+    split at '.' gives them."""
+    parts = _MNEMONIC_PARTS.get(mnemonic)
+    if parts is None:
+        pieces = mnemonic.split(".")
+        parts = (pieces[0], tuple(pieces[1:]))
+        if len(_MNEMONIC_PARTS) >= _MNEMONIC_PARTS_KEPT:
+            _MNEMONIC_PARTS.clear()
+        _MNEMONIC_PARTS[mnemonic] = parts
+    return parts
+
+
 @dataclass
 class Instruction:
     """One parsed instruction line."""
@@ -277,11 +302,13 @@ class Instruction:
 
     @property
     def opcode(self) -> str:
-        return self.mnemonic.split(".")[0]
+        parts = _MNEMONIC_PARTS.get(self.mnemonic)
+        return (parts or mnemonic_parts(self.mnemonic))[0]
 
     @property
     def modifiers(self) -> list[str]:
-        return self.mnemonic.split(".")[1:]
+        parts = _MNEMONIC_PARTS.get(self.mnemonic)
+        return list((parts or mnemonic_parts(self.mnemonic))[1])
 
     def signature(self) -> str:
         return ",".join(op.kind() for op in self.operands)

@@ -91,6 +91,13 @@ MASK32 = np.uint64(0xFFFFFFFF)
 
 # Instructions that only order or schedule (their effect is already complete in a
 # simulator that executes every memory access when it issues).
+# FCHK's fast-path region, unbiased binary32 exponents (op_FCHK): a at least -100 (the residual a - b q
+# exact: its lowest bit 2^(ea - 47) at or above 2^-149, with room), b within [-125, 125] (1 / b normal),
+# ea - eb within [-125, 126] (the quotient normal and below 2^127 before rounding); a at most 127 (finite):
+# zeros, subnormals, infinities and NaNs fall outside.  Derived from the fast
+# path's FFMA sequence (IEEE 754 fused multiply-add; Markstein's division theorem), not from NVIDIA.
+FCHK_SAFE_EXPONENTS = ({"a": -100, "b": -125, "quotient": -125}, {"b": 125, "quotient": 126})
+
 NO_EFFECT = frozenset({"NOP", "BSSY", "BSYNC", "WARPSYNC", "MEMBAR", "ERRBAR",
                        "CCTL", "YIELD", "FENCE",
                        # a grid launched early waits for its parent (ACQBULK) and lets its own
@@ -250,6 +257,29 @@ def _round_f32(x64, mode: str):
         if mode == "RP":
             return np.where(back < x64, np.nextafter(r, np.float32(np.inf)), r)
     raise ValueError(mode)
+
+
+def _fma32(a, b, c, mode: str = "RN"):
+    """binary32 a * b + c rounded once in `mode` (IEEE 754 fusedMultiplyAdd), from binary64 inputs holding
+    binary32 values.  a * b is exact in binary64 (24 + 24 bits); the sum p + c is rounded to binary64 by
+    round-to-odd (TwoSum's exact error decides the last bit), and a value rounded to odd with 53 bits rounds
+    to any 24-bit format as the exact value does (Boldo and Melquiond, "Emulation of FMA and correctly
+    rounded sums: proved algorithms using rounding to odd", IEEE TC 2008) -- a plain binary64 sum rounds
+    twice.  Infinities and NaNs take the plain sum (TwoSum's error is NaN there)."""
+    with np.errstate(all="ignore"):
+        p = a * b
+        total = p + c
+        virtual = total - p
+        error = (p - (total - virtual)) + (c - virtual)
+        inexact = np.isfinite(total) & (error != 0)
+        even = (np.asarray(total).view(np.uint64) & np.uint64(1)) == 0
+        odd = np.where(inexact & even, np.nextafter(total, np.where(error > 0, np.inf, -np.inf)), total)
+        if mode == "RM":
+            # IEEE 754 6.3: an exact zero sum is -0 rounding toward -inf, unless both addends are +0 (the binary64
+            # sum, rounded to nearest, gave +0)
+            both_plus = (p == 0) & (c == 0) & ~np.signbit(p) & ~np.signbit(c)
+            odd = np.where((odd == 0) & ~both_plus, -0.0, odd)
+        return _round_f32(odd, mode)
 
 
 def _min_max_nan(a, b, nan_modifier: bool):
@@ -892,17 +922,22 @@ class Launch:
                     if kind == "exit":
                         self.live[:] = False
                         return
-                    if kind != "barrier":
+                    if kind != "barrier" and not isinstance(target, np.ndarray):
                         uniform_pc = target
                         continue
-                    if not self.waiting.any():        # a barrier all live threads reach together: passed
+                    if kind == "barrier" and not self.waiting.any():   # a barrier all live threads reach together
                         continue
                     converged = False
                     self.pc[:], came_from[:] = uniform_pc, pc
+                    if kind == "jump":                # RET: the threads return to different places
+                        self._split_returns(self.live if base is True else base, target, steps, pc)
+                        self._diverge(kind, target, mask)
                     continue
                 converged = False
                 self.pc[:], came_from[:] = uniform_pc, pc
-                if kind == "jump":
+                if kind == "jump" and isinstance(target, np.ndarray):
+                    self._split_returns(self.live if base is True else base, target, steps, pc)
+                elif kind == "jump":
                     self.divergence.split(self.live if base is True else base, mask, steps, pc)
                 self._diverge(kind, target, mask)
             else:
@@ -911,9 +946,16 @@ class Launch:
                 if self.passed is not None:
                     self.passed[at] = False
                 if outcome is not None:
-                    if outcome[0] == "jump" and outcome[1] != pc + 16:
+                    if outcome[0] == "jump" and isinstance(outcome[1], np.ndarray):
+                        self._split_returns(at, outcome[1], steps, pc)
+                    elif outcome[0] == "jump" and outcome[1] != pc + 16:
                         self.divergence.split(at, np.ones(self.threads, dtype=bool) if mask is True else mask, steps, pc)
                     self._diverge(*outcome, mask)
+
+    def _split_returns(self, at, targets, step, pc) -> None:
+        """A RET whose threads return to different places parts them as branches do: one split a place."""
+        for place in np.unique(targets[at])[:-1].tolist():
+            self.divergence.split(at, targets == place, step, pc)
 
     def _past_waits(self, runnable, pc, at):
         """Lanes at a BSYNC / WARPSYNC wait for their warp's other lanes (sm_70 and later: BSYNC Bx
@@ -1042,6 +1084,11 @@ class Launch:
             self.live &= ~mask
         elif kind == "barrier":
             pass                                  # op_BAR parked the threads (or released them)
+        elif isinstance(target, np.ndarray):          # RET: each thread's own return address
+            if mask is True:
+                self.pc[:] = target
+            else:
+                self.pc[mask] = target[mask]
         else:
             self.pc[mask] = target
 
@@ -1076,6 +1123,36 @@ class Launch:
                                 "barrier, MEMBAR.ALL.GPU; ERRBAR; CGAERRBAR; CCTL.IVALL (PTX fence.acq_rel.cluster)")
         return ("exit", 0)
 
+    def op_WARPSYNC(self, ins, mods, o, mask):
+        """WARPSYNC mask / .ALL: lanes wait for the mask's lanes (Launch._past_waits), no effect of its
+        own.  WARPSYNC.COLLECTIVE (sm_90: ptxas's region `WARPSYNC.COLLECTIVE Rm, target; <collective>;
+        ENDCOLLECTIVE; target:`, at -O0 inline and at -O3 on BRA.DIV's divergent path) and
+        WARPSYNC.EXCLUSIVE (sm_86: ptxas's called warp-collective helpers) are refused by name: which
+        lanes wait, run the region or go to its target is not published, and running them as no-ops
+        would let diverged lanes pass without waiting."""
+        if set(mods) <= {"ALL"}:
+            if "ALL" not in mods and o:
+                self._lane_in_own_mask(ins, o[0], mask)
+            return None
+        self._fail(ins, f"{ins.full_opcode} is not modeled: how the GPU runs it (which lanes wait for which, "
+                        f"where they go) is not published, and the simulator will not run it as a plain WARPSYNC "
+                        f"nor as a no-op; write WARPSYNC with a mask (an immediate, a register or .ALL: lanes wait "
+                        f"until every live lane of the mask reaches one) before the warp collective, or compile "
+                        f"with -O3, whose converged path skips ptxas's divergent one (BRA.DIV)", Unmodeled)
+
+    def _lane_in_own_mask(self, ins, operand, mask) -> None:
+        """PTX bar.warp.sync: "the behavior ... is undefined if the executing thread is not in the
+        membermask" -- refused, naming the first such lane and its mask."""
+        active = np.ones(self.threads, dtype=bool) if mask is True else mask
+        named = self._full(self.u32(ins, operand)).astype(np.uint64)
+        outside = active & (((named >> self.lane.astype(np.uint64)) & np.uint64(1)) == 0)
+        if outside.any():
+            first = int(np.argmax(outside))
+            self._fail(ins, f"lane {int(self.lane[first])} executes it, but its mask {int(named[first]):#010x} leaves "
+                            f"that lane out (PTX bar.warp.sync: undefined when the executing thread is not in the "
+                            f"membermask); give every lane that reaches this WARPSYNC a mask with its own bit set "
+                            f"(lanes on another path their own WARPSYNC and mask)", thread=first)
+
     def op_BSSY(self, ins, mods, o, mask):
         """BSSY Bx, target: record the executing lanes of each warp in convergence barrier Bx (what a
         later BSYNC Bx waits for: _past_waits)."""
@@ -1087,13 +1164,67 @@ class Launch:
         self.bssy_lanes[warps, o[0].index] = bits[warps]
         return None
 
+    def op_BREAK(self, ins, mods, o, mask):
+        """BREAK [Pp,] Bx: the executing lanes (where Pp holds too) leave convergence barrier Bx -- a later BSYNC Bx no longer waits for
+        them (ptxas's loop exits inside a BSSY region: the division slow paths' normalisation loops)."""
+        if mods or not (len(o) == 1 or (len(o) == 2 and o[0].kind == "pred")) or o[-1].kind != "breg":
+            self._unmodeled(ins, f"{ins.full_opcode} with {len(o)} operands (BREAK [Pp,] Bx)")
+        if self.bssy_lanes is None:
+            return None
+        active = np.ones(self.threads, dtype=bool) if mask is True else mask
+        if len(o) == 2:                         # BREAK Pp, Bx: the lanes where the guard and Pp hold
+            active = active & self._full(self.pred(ins, o[0]))
+        active = active.reshape(-1, WARP)
+        bits = (active.astype(np.uint64) << np.arange(WARP, dtype=np.uint64)).sum(axis=1).astype(np.uint32)
+        self.bssy_lanes[:, o[-1].index] &= ~bits
+        return None
+
     def op_BRA(self, ins, mods, o, mask):
         if mods in (("DIV",), ("CONV",)) and len(o) == 2 and o[1].kind == "imm":
             return self._convergence_branch(ins, mods[0], o, mask)
+        if not mods and len(o) == 2 and o[0].kind == "pred" and o[1].kind == "imm":
+            # BRA Pp, target (ptxas's slow paths: `@!P1 BRA !P2, target`): taken where the guard and Pp
+            # both hold; the other threads go on
+            taken = self._full(self.pred(ins, o[0]))
+            active = np.ones(self.threads, dtype=bool) if mask is True else mask
+            if taken[active].all() or not taken[active].any():
+                return ("jump", o[1].value if taken[active].all() else ins.pc + 16)
+            return ("jump", np.where(taken, o[1].value, ins.pc + 16).astype(np.int64))
         if mods or len(o) != 1 or o[0].kind != "imm":
-            self._fail(ins, f"only a direct branch (BRA target, and BRA.DIV / BRA.CONV mask, target) is modeled, "
-                            f"not {ins.full_opcode} with {len(o)} operand{'s' if len(o) != 1 else ''}", Unmodeled)
+            self._fail(ins, f"only a direct branch (BRA target, BRA Pp, target, and BRA.DIV / BRA.CONV mask, target) "
+                            f"is modeled, not {ins.full_opcode} with {len(o)} operand{'s' if len(o) != 1 else ''}",
+                       Unmodeled)
         return ("jump", o[0].value)
+
+    def op_CALL(self, ins, mods, o, mask):
+        """CALL.REL.NOINC target: ptxas's call of a function of the same code (the slow paths of div.rn.f32,
+        sqrt.rn.f32, rcp.rn.f32 / .f64, div.rn.f64, 64-bit integer division ...).  NOINC pushes nothing on
+        the call stack: ptxas writes the return address into a register pair itself (`MOV R4, 0x120`,
+        `IMAD.MOV.U32 R5, RZ, RZ, 0x0`) and the function returns with RET.REL.NODEC R4, so the call is a
+        branch.  A call that uses the stack (without .NOINC, CALL.ABS) is refused by name."""
+        if mods != ("REL", "NOINC") or len(o) != 1 or o[0].kind != "imm":
+            self._fail(ins, f"only ptxas's CALL.REL.NOINC target (its return address in a register pair, "
+                            f"RET.REL.NODEC) is modeled, not {ins.full_opcode} with {len(o)} operand"
+                            f"{'s' if len(o) != 1 else ''}", Unmodeled)
+        return ("jump", o[0].value)
+
+    def op_RET(self, ins, mods, o, mask):
+        """RET.REL.NODEC Ra, base: each thread continues at the address the pair Ra+1:Ra holds (ptxas's
+        return address, written before the CALL.REL.NOINC), relative to the code's start -- `base`, which
+        nvdisasm prints as `(function)` in a cubin, is 0 for the kernel's own code.  Threads returning to
+        different places diverge there.  RET without .NODEC (the call stack's) is refused by name."""
+        if mods != ("REL", "NODEC") or len(o) != 2 or o[0].kind != "reg" or o[1].kind != "imm":
+            self._fail(ins, f"only ptxas's RET.REL.NODEC Ra (the return address CALL.REL.NOINC's caller wrote "
+                            f"in a register pair) is modeled, not {ins.full_opcode} with {len(o)} operand"
+                            f"{'s' if len(o) != 1 else ''}", Unmodeled)
+        low = self._full(self.raw(ins, o[0], 0)).astype(np.int64)
+        high = self._full(self.raw(ins, o[0], 1)).astype(np.int64)
+        target = (high << 32 | low) + int(o[1].value)
+        active = np.ones(self.threads, dtype=bool) if mask is True else mask
+        places = np.unique(target[active])
+        if places.size == 1:
+            return ("jump", int(places[0]))
+        return ("jump", target)
 
     def _convergence_branch(self, ins, kind, o, mask):
         """BRA.DIV mask, target / BRA.CONV mask, target: ptxas's check before a warp collective whose
@@ -1983,9 +2114,14 @@ class Launch:
             self._fset(ins, o[0], product, mask, mods)
 
     def op_FFMA(self, ins, mods, o, mask):
-        a, b, c = (v.astype(np.float64) for v in self._fp_inputs(ins, mods, o[1:4]))
+        """a * b + c rounded once (PTX fma.rn / .rz / .rm / .rp .f32; FFMA.RZ / .RM / .RP in ptxas's division and
+        reciprocal slow paths): _fma32 rounds the exact value, where rounding a * b + c in binary64 first
+        rounded twice (fma(1 + 2^-12, 1 + 2^-12, 2^-70) gave 1 + 2^-11, not 1 + 2^-11 + 2^-23)."""
+        rounding = next((m for m in mods if m in ("RZ", "RM", "RP")), "RN")
+        inputs = self._fp_inputs(ins, tuple(m for m in mods if m != rounding), o[1:4])
         with np.errstate(all="ignore"):
-            self._fset(ins, o[0], (a * b + c).astype(np.float32), mask, mods)
+            a, b, c = (np.asarray(v, dtype=np.float64) for v in inputs)
+        self._fset(ins, o[0], _fma32(a, b, c, rounding), mask, mods)
 
     def op_FMNMX(self, ins, mods, o, mask):
         """PTX min/max: a NaN input gives the other input; both NaN, or either with .NAN (min.NaN /
@@ -2009,6 +2145,26 @@ class Launch:
             if cmp.endswith("U") and cmp[:-1] in self._FCOMPARE:
                 return self._FCOMPARE[cmp[:-1]](a, b) | unordered
         self._unmodeled(ins)
+
+    def op_FCHK(self, ins, mods, o, mask):
+        """FCHK Pd, Ra, Rb: ptxas's check before div.rn.f32's fast path (MUFU.RCP, two FFMA refinements, an
+        FFMA quotient, its FFMA residual and an FFMA correction), true where that path may not give the
+        correctly rounded a / b and the slow path ptxas calls must (CALL.REL.NOINC
+        __internal_..._div_rn_..._slowpath).  NVIDIA does not state the hardware's condition; the simulator's
+        is that of the path's own arithmetic (FCHK_SAFE_EXPONENTS): a and b normal, b's reciprocal normal,
+        the quotient neither subnormal nor near overflow, and the residual a - b q exact (a's exponent at
+        least -100).  Every other pair takes the slow path, which ptxas writes for all operands: the
+        quotient is the same either way (tests/sass/test_division_paths_s42.py holds both paths to NumPy's
+        IEEE division), only the predicate a kernel might read for another purpose could differ."""
+        if mods not in ((), ("DIVIDE",)) or len(o) != 3:
+            self._unmodeled(ins, f"{ins.full_opcode} with {len(o)} operands (FCHK Pd, Ra, Rb)")
+        a = self._full(self.u32(ins, o[1])).astype(np.int64)
+        b = self._full(self.u32(ins, o[2])).astype(np.int64)
+        ea, eb = (a >> 23 & 0xFF) - 127, (b >> 23 & 0xFF) - 127
+        low, high = FCHK_SAFE_EXPONENTS
+        safe = (ea >= low["a"]) & (ea <= 127) & (eb >= low["b"]) & (eb <= high["b"]) & \
+            (ea - eb >= low["quotient"]) & (ea - eb <= high["quotient"])
+        self._dst(ins, o[0], ~safe, mask)
 
     def op_FSETP(self, ins, mods, o, mask):
         cmp = mods[0]
@@ -2042,8 +2198,8 @@ class Launch:
             # MUFU.EX2.F16 / .TANH.F16 / .TANH.BF16 (PTX ex2.approx.f16, tanh.approx.f16 / .bf16) read and
             # write a 16-bit value: modelled as binary32 they stored 1.0f's bits for ex2(0), silently
             self._unmodeled(ins, f"{ins.full_opcode} (MUFU of binary32 operands alone)")
-        x = self.f32(ins, o[1]).astype(np.float64)
         with np.errstate(all="ignore"):
+            x = self.f32(ins, o[1]).astype(np.float64)
             if function == "EX2":
                 y = np.exp2(x).astype(np.float32)
                 y = np.where(np.abs(y) < np.finfo(np.float32).tiny, np.float32(0), y)
@@ -2894,6 +3050,7 @@ class Launch:
             words = self._extend(mods, data)
         else:
             words = self.memory.load(addresses, size, self.g.name, ins.pc, ins.text, self.touched)
+        self._diverged_global(ins, addresses, size, None, mask)
         self._write_words(ins, o[0], words, mask)
 
     def op_LD(self, ins, mods, o, mask):
@@ -2925,7 +3082,18 @@ class Launch:
                                                               self.touched))
         else:
             words = self.memory.load(addresses, size, self.g.name, ins.pc, ins.text, self.touched)
+        if not window.any():                        # global memory (a cluster's shared window: not judged here)
+            self._diverged_global(ins, addresses, size, None, mask)
         self._write_words(ins, o[0], words, mask)
+
+    def _diverged_global(self, ins, addresses, size, data, mask) -> None:
+        """Refuse a plain global access racing with one by a lane of its warp on another path
+        (bobc.sim.lanes.Divergence.global_access), as for shared bytes."""
+        if self.divergence.active:
+            threads = np.flatnonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)
+            self._diverged_lanes(ins, self.divergence.global_access(addresses, size, threads, data, self.issue_step,
+                                                                    ins.pc),
+                                 lambda a: f"global byte {a:#x} ({self.memory.resident_of(a)})")
 
     def _cluster_load(self, ins, offsets, size, mask, mods):
         """Words at cluster-wide shared addresses (rank << 24 | offset): the peer block's bytes.
@@ -2969,6 +3137,7 @@ class Launch:
         else:
             self.memory.store(addresses, data, self.g.name, ins.pc, ins.text, self.touched)
         self._lanes_clash(ins, addresses, data, size, mask, lambda a: f"{a:#x} ({self.memory.resident_of(a)})")
+        self._diverged_global(ins, addresses, size, data, mask)
 
     # atomics: global (ATOMG / ATOM / RED / REDG) and shared (ATOMS)
     def _atomic_op(self, ins, mods):
@@ -3164,30 +3333,46 @@ class Launch:
         fault.launch, fault.pc, fault.thread, fault.thread_named = self.g.name, ins.pc, int(threads[b]), True
         raise fault
 
-    def _diverged_read(self, ins, index, mask) -> None:
-        """Refuse a plain shared load of bytes another lane of its warp stored on a different path,
-        with nothing between that makes the two wait for each other (bobc.sim.lanes.Divergence)."""
-        if not self.divergence.active:
-            return
-        threads = np.flatnonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)
-        race = self.divergence.loaded(index, threads)
+    def _diverged_lanes(self, ins, race, where=None) -> None:
+        """Refuse two accesses to one shared byte by lanes of one warp that a branch sent different ways,
+        with nothing between that makes the two wait for each other (bobc.sim.lanes.Divergence): a load
+        of another lane's store, a store to bytes another lane loaded, or a store of other values than
+        another lane stored."""
         if race is None:
             return
-        writer, store_pc, reader, byte, branch_pc = race
-        offset = byte % self.shared_bytes
+        first = self.code[race.first_pc]
+        second = ins
+        place = f"shared byte {race.byte % self.shared_bytes:#x}" if where is None else where(race.byte)
+        if race.kind == "store-load":
+            what = (f"{self.describe_thread(race.first)} stores to it at {race.first_pc:#06x} ({first.text}), then "
+                    f"{self.describe_thread(race.second)} loads it at {ins.pc:#06x} ({second.text})")
+            outcome = "the load may run before the store"
+            hint = "or exchange the value with SHFL"
+        elif race.kind == "load-store":
+            later = " or a later load of it on that lane's path" if race.more else ""
+            what = (f"{self.describe_thread(race.first)} loads it at {race.first_pc:#06x} ({first.text}){later}, then "
+                    f"{self.describe_thread(race.second)} stores to it at {ins.pc:#06x} ({second.text})")
+            outcome = "the store may run before the load, which then reads the stored value"
+            hint = "or exchange the value with SHFL, or store to bytes no lane of another path reads"
+        else:
+            what = (f"{self.describe_thread(race.first)} stores {race.values[0]:#04x} to it at {race.first_pc:#06x} "
+                    f"({first.text}), then {self.describe_thread(race.second)} stores {race.values[1]:#04x} to it at "
+                    f"{ins.pc:#06x} ({second.text})")
+            outcome = ("either store may land last (the simulator keeps the later-issued one's value; "
+                       "paths storing the same value are accepted)")
+            hint = "or store from one path only, or give each path its own bytes"
+        branch = self.code[race.branch]
         fault = LanesRace(
-            f"{self.g.name}: lanes of one warp race on shared byte {offset:#x}: "
-            f"{self.describe_thread(writer)} stores to it at {store_pc:#06x} ({self.code[store_pc].text}), then "
-            f"{self.describe_thread(reader)} loads it at {ins.pc:#06x} ({ins.text}); the two lanes went different "
-            f"ways at the branch at {branch_pc:#06x} ({self.code[branch_pc].text}) and nothing since makes them "
+            f"{self.g.name}: lanes of one warp race on {place}: {what}; the two lanes went "
+            f"different ways at the branch at {race.branch:#06x} ({branch.text}) and nothing since makes them "
             f"wait for each other (no BSYNC, WARPSYNC or barrier between, and they issued no instruction "
-            f"together), so on sm_70 and later (independent thread scheduling) the load may run before the "
-            f"store (PTX memory model: a data race)",
-            hint="reconverge the lanes between the store and the load -- a BSYNC whose BSSY both lanes took before the "
+            f"together), so on sm_70 and later (independent thread scheduling) {outcome} (PTX memory model: "
+            f"a data race)",
+            hint="reconverge the lanes between the two accesses -- a BSYNC whose BSSY both lanes took before the "
                  "branch, or a WARPSYNC (in PTX a __syncwarp / bar.warp.sync after the paths join, which ptxas "
-                 "keeps as one of these) -- or exchange the value with SHFL")
+                 f"keeps as one of these) -- {hint}")
         fault.launch, fault.pc, fault.places, fault.thread, fault.thread_named = \
-            self.g.name, ins.pc, (store_pc,) if store_pc != ins.pc else (), reader, True
+            self.g.name, ins.pc, (race.first_pc,) if race.first_pc != ins.pc else (), race.second, True
         raise fault
 
     def _warp_race(self, race) -> SimulationFault:
@@ -3213,7 +3398,10 @@ class Launch:
         size = self._access_width(ins, mods)
         index = self._shared_addresses(ins, o[1], size, mask)
         self._order_warps(ins, index[:, None] + np.arange(size), mask, False)
-        self._diverged_read(ins, index[:, None] + np.arange(size), mask)
+        if self.divergence.active:
+            threads = np.flatnonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)
+            self._diverged_lanes(ins, self.divergence.loaded(index[:, None] + np.arange(size), threads,
+                                                              self.issue_step, ins.pc))
         data = self._shared_load(index, size)
         words = self._extend(mods, data) if size < 4 else np.ascontiguousarray(data).view("<u4")
         self._write_words(ins, o[0], words, mask)
@@ -3226,8 +3414,10 @@ class Launch:
         self._check_mma_reads(ins, index[:, None] + np.arange(size), threads // WARP, "stores to", threads)
         self._order_warps(ins, index[:, None] + np.arange(size), mask, True)
         self._lanes_clash(ins, index, data, size, mask, lambda i: f"shared byte {i % self.shared_bytes:#x}")   # index: block * size + offset
-        self.shared[index[:, None] + np.arange(size)] = np.ascontiguousarray(data).view(np.uint8).reshape(-1, size)
-        self.divergence.stored(index[:, None] + np.arange(size), threads, self.issue_step, ins.pc)
+        data = np.ascontiguousarray(data).view(np.uint8).reshape(-1, size)
+        self._diverged_lanes(ins, self.divergence.store(index[:, None] + np.arange(size), threads, data,
+                                                        self.issue_step, ins.pc))
+        self.shared[index[:, None] + np.arange(size)] = data
 
     def op_LDSM(self, ins, mods, o, mask):
         if mods[:1] != ("16",) or mods[1] not in ("M88", "MT88") or mods[2] not in ("1", "2", "4"):

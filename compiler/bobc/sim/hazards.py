@@ -131,8 +131,14 @@ def effects(ins: Instruction) -> Effects:
         elif o.kind in ("pred", "upred") and o.index != PT:
             e.dst_preds.append(o.index + (8 if o.kind == "upred" else 0))
 
+    if op in ("BRA", "BREAK") and ops and ops[0].kind == "pred":
+        src(ops[0])                 # `BRA Pp, target`, `BREAK Pp, Bx`: Pp read as the guard is
+        return e
+    if op == "RET" and ops and ops[0].kind == "reg":
+        src(ops[0], width=2)        # RET.REL.NODEC Ra: the return address, the pair Ra+1:Ra
+        return e
     if op in ("BRA", "EXIT", "BAR", "BSSY", "BSYNC", "WARPSYNC", "NOP", "DEPBAR", "LDGDEPBAR", "MEMBAR",
-              "ACQBULK", "PREEXIT"):
+              "ACQBULK", "PREEXIT", "CALL", "BREAK"):
         return e
     if not ops:
         return e

@@ -63,6 +63,10 @@ KNOWN_BASES = COUPLED_ALU | COUPLED_FMA | FP16 | DECOUPLED | FP64 | TENSOR | {"R
 AGU_READERS = frozenset({"LDG", "STG", "SHFL", "LDS", "STS", "LDSM", "ATOMS", "ATOMG", "ATOM", "RED", "REDG",
                          "LDGSTS", "LDL", "STL", "LD", "ST"})
 DECOUPLED_READERS = frozenset({"S2R", "LDC", "MUFU", "BRA", "EXIT", "F2F", "I2F", "F2I", "POPC", "FLO", "BREV",
+                               # RET.REL.NODEC reads its return address as a branch does: ptxas issues it 4
+                               # cycles after the IMAD.MOV.U32 that writes the pair's high word (the div.rn.f32
+                               # and 64-bit division slow paths, both targets; probe s42 ptxcover)
+                               "RET",
                                "R2UR", "FRND",
                                # sm_90's mbarrier unit: ptxas reads SYNCS's address and data registers
                                # 4 cycles after an ALU or FMA result, never 5 (8 placements in

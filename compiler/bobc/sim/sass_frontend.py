@@ -221,7 +221,13 @@ def parse_operand(text: str) -> Operand:
     if re.fullmatch(r"[-+]?\d+\.\d*(e[-+]?\d+)?", t):
         import struct
         t = ("-" if negate else "") + t          # a float immediate carries its sign in its bits
-        return Operand("fimm", value=struct.unpack("<I", struct.pack("<f", float(t)))[0], literal=t)
+        # a binary64 opcode's immediate (ptxas's DMUL R2, R4, 8.98846567431157953865e+307) may lie beyond binary32's
+        # range: its value is read from the literal (executor.f64); the bits kept here are binary32's infinity
+        try:
+            bits = struct.unpack("<I", struct.pack("<f", float(t)))[0]
+        except OverflowError:
+            bits = 0xFF800000 if t.startswith("-") else 0x7F800000
+        return Operand("fimm", value=bits, literal=t)
     raise SimulationFault(f"cannot read operand '{text}'")
 
 
@@ -293,6 +299,8 @@ def parse_line(pc: int, text: str, word: int) -> Instruction:
     parts = head.split(".")
     try:
         texts = list(split_operands(rest)) if rest.strip() else []
+        if parts[0] == "RET" and len(texts) == 1 and len(texts[0].split()) == 2:
+            texts = texts[0].split()        # RET.REL.NODEC R4 0x0: the return address register, then the base
         operands = tuple(parse_operand(o) for o in texts)
         if parts[0] in FLOAT_IMMEDIATE_OPCODES:
             operands = tuple(_binary32_immediate(o) for o in operands)
