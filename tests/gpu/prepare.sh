@@ -139,6 +139,11 @@ from tests.sass.test_sim_atomics_f16x2_s41 import sm90_cases as s41_half_cases
 for name, (ptx, _, _) in sorted(s41_half_cases().items()):
     open(f"{d}/{name}.ptx", "w").write(ptx)
     subprocess.run([ptxas(), "-arch=sm_90", "-O3", f"{d}/{name}.ptx", "-o", f"{d}/{name}.ptxas.cubin"], check=True)
+# probe s42 bf16arith's bfloat16 kernels (tests/sass/test_bf16_forms_s42.py): ptxas's and bobc's cubins
+from tests.sass.test_bf16_forms_s42 import BOTH, SM90, kernels
+for ptx, arch in ((BOTH, "sm_90"), (SM90, "sm_90a")):
+    for kernel in kernels(ptx):
+        both(str(ptx), kernel, arch)
 PYEOF
 rm -rf .device/bob-reference
 cp -r tests/data/shared/data/bob-reference .device/

@@ -124,6 +124,38 @@ def test_s41_packed_half_atomics_store_the_ptx_sums(folder, name):
     assert not bad, f"GPU (ptxas) {name} != PTX ISA:\n" + "\n".join(bad)
 
 
+# Probe s42 bf16arith's (tests/sass/test_bf16_forms_s42.py): fma.rn(.relu), add / sub / mul, min / max(.NaN), neg,
+# abs and min/max.xorsign.abs on .bf16 / .bf16x2, ptxas's cubins and bobc's.  Asserted: the exact-rational
+# oracle the simulator is checked against (round once to nearest even, subnormals kept, canonical NaN 0x7fff,
+# .relu's -0 kept, neg(-0) = +0 as ptxas's -0 * 0 + a gives); the GPU's words and the oracle's are written to
+# NAN_BITS_LOG (else printed) either way.  .xorsign.abs has no oracle (refused by the simulator): recorded only.
+from tests.sass import test_bf16_forms_s42 as bf16  # noqa: E402
+
+BF16_RUNS = [(k, which) for ptx in (bf16.BOTH, bf16.SM90) for k in bf16.kernels(ptx) for which in ("ptxas", "bobc")]
+
+
+@pytest.mark.parametrize(("name", "which"), sorted(BF16_RUNS))
+def test_s42_bf16_arithmetic_stores_the_oracle_bits(folder, name, which):
+    buffers, want = bf16.case(name.replace("xorsign_abs_", "") if "xorsign" in name else name)
+    module = cp.RawModule(path=str(folder / f"{name}.{which}.cubin"))
+    out = cp.zeros(len(want), cp.uint32 if want.dtype == np.uint32 else cp.uint16)
+    module.get_function(name)((1,), (len(want),), (out, cp.asarray(buffers["a"]), cp.asarray(buffers["b"]),
+                                                    cp.asarray(buffers["c"])))
+    cp.cuda.Device().synchronize()
+    got = cp.asnumpy(out)
+    lines = [f"  a={int(a):#x} b={int(b):#x} c={int(c):#x}: GPU {int(g):#x} oracle {int(w):#x}"
+             for a, b, c, g, w in zip(buffers["a"], buffers["b"], buffers["c"], got, want) if g != w]
+    record = f"== {name} ({which}): bfloat16 words where the GPU and the oracle differ\n" + "\n".join(lines) + "\n"
+    named = os.environ.get("NAN_BITS_LOG")
+    if named:
+        with open(named, "a") as log:
+            log.write(record)
+    else:
+        print(record)
+    if "xorsign" not in name:
+        assert not lines, f"GPU ({which}) {name} != the PTX ISA oracle:\n" + "\n".join(lines[:20])
+
+
 # Probe s42 ptxcover's (tests/sass/test_division_paths_s42.py): fma.rn / .rz / .rm / .rp .f32 near binary32 ties,
 # div.rn.f32 over every exponent (FCHK's fast and slow paths), sqrt.rn / rcp.rn .f32, div.rz.f32 and 64-bit div /
 # rem, each against the IEEE 754 / Python-integer result that file holds the simulator to; bobc's cubin where its

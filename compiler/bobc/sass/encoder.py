@@ -555,8 +555,9 @@ class Encoder:
         carry = opcode in L.COMPLEMENT_WITH_CARRY and "X" in mods
         if isinstance(operand, Reg) and operand.bank == "R":
             spec = {"A": L.REG_A, "B": L.REG_B, "C": L.REG_C}[position]
-            if inst.opcode in L.HALF_OPCODES and position == "C" and slot == "Sb":
-                spec = L.REG_C_HALF_PAIR      # B's register moved by an immediate pair: its own bits
+            if inst.opcode in L.HALF_OPCODES and position == "C":
+                spec = L.REG_C_HALF_PAIR      # 75/74 are A's lane field there: C's register (or B's moved
+                                              # by an immediate pair) has its own bits
             reuse_bit = L.REUSE_BIT_OVERRIDES.get(inst.opcode, {}).get(slot, L.REUSE_BIT[slot])
             if operand.reuse and any(inst.opcode == op and variant in inst.modifiers and slot in slots
                                      for (op, variant), slots in L.REUSE_FORBIDDEN.items()):

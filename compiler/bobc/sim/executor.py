@@ -184,6 +184,39 @@ def _bf16(x) -> np.ndarray:
     return np.where(nan, np.uint64(CANONICAL_NAN16), rounded).astype(np.uint32) & 0xFFFF
 
 
+def _bf16_halves(u) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) bfloat16 lanes of packed words, as float32: a bfloat16 is the high 16 bits of the
+    binary32 of the same value, so each lane widens exactly."""
+    u = np.asarray(u, dtype=np.uint32)
+    return ((u & 0xFFFF) << np.uint32(16)).view(np.float32), (u & np.uint32(0xFFFF0000)).view(np.float32)
+
+
+def _bf16_fma(a, b, c) -> np.ndarray:
+    """bfloat16 bits of a * b + c rounded once to nearest even (PTX fma.rn.bf16 / .bf16x2; add is
+    a * 1 + b, mul a * b + -0), subnormals kept (bfloat16 arithmetic has no .ftz), a NaN the canonical
+    0x7fff.  a, b, c hold bfloat16 values.  The product of two 8-bit significands is exact in binary64;
+    the sum is made exact by TwoSum (Knuth) and rounded to odd in binary64 and then in binary32, each
+    with two or more bits beyond the next format's, so the last rounding to bfloat16 is the exact
+    value's (Boldo & Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using
+    rounding to odd", 2008).  Rounding the binary64 sum to nearest first would round twice: 259 - 2^-100
+    (7 * 37 + -2^-100) would give 260, not 258."""
+    with np.errstate(all="ignore"):
+        p = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)
+        c = np.asarray(c, dtype=np.float64)
+        s = p + c
+        virtual = s - p
+        err = (p - (s - virtual)) + (c - virtual)
+        finite = np.isfinite(s)
+        even = (np.asarray(s, dtype=np.float64).view(np.uint64) & np.uint64(1)) == 0
+        s = np.where(finite & (err != 0) & even, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+        f = s.astype(np.float32)
+        back = f.astype(np.float64)
+        even = (np.asarray(f, dtype=np.float32).view(np.uint32) & np.uint32(1)) == 0
+        f = np.where(finite & (back != s) & even,
+                     np.nextafter(f, np.where(s > back, np.float32(np.inf), np.float32(-np.inf))), f)
+    return _bf16(np.asarray(f, dtype=np.float32))
+
+
 def _add_packed_halves(old, value, bfloat: bool) -> np.uint32:
     """PTX atom / red .add.noftz.f16x2 and .bf16x2: each 16-bit half of the word added to the same half
     of `value` on its own, rounded to nearest even, subnormal inputs and results kept (.noftz); a NaN half
@@ -2189,10 +2222,12 @@ class Launch:
         self._fset(ins, o[0], y, mask)
 
     # ------------------------------------------------------------ binary16 (packed pairs)
-    def _half_operands(self, ins, operands):
+    def _half_operands(self, ins, operands, bfloat: bool = False):
         """Packed operands as (low, high) float32 pairs; two immediates in a row are one pair, the
         high half printed first (nvdisasm prints the word 0x3f800000 as `1.875, 0`; ptxas
-        materialises 1.0f with `HFMA2.MMA R4, -RZ, RZ, 1.875, 0`)."""
+        materialises 1.0f with `HFMA2.MMA R4, -RZ, RZ, 1.875, 0`).  `bfloat`: registers hold bfloat16
+        halves (.BF16_V2; nvdisasm prints its immediates as bfloat16 values: `HFMA2.MMA.BF16_V2 R9, R4,
+        1, 1, R7` holds 0x3f803f80)."""
         out, ops, k = [], list(operands), 0
         while k < len(ops):
             x = ops[k]
@@ -2206,7 +2241,7 @@ class Launch:
                 out.append((v, v))
                 k += 1
                 continue
-            low, high = _halves(self.raw(ins, x))
+            low, high = (_bf16_halves if bfloat else _halves)(self.raw(ins, x))
             if x.half == "H0_H0":
                 high = low
             elif x.half == "H1_H1":
@@ -2233,17 +2268,56 @@ class Launch:
             self._dst(ins, d, np.broadcast_to(_pack(np.asarray(low, dtype=np.float64),
                                                     np.asarray(high, dtype=np.float64)), (self.threads,)), mask)
 
+    # bfloat16 arithmetic (.BF16_V2): ptxas's fma.rn(.relu).bf16 / .bf16x2 (HFMA2(.MMA).BF16_V2(.RELU)),
+    # sm_90's add / sub / mul .bf16 (HADD2 / HMUL2.BF16_V2 R, R.H0_H0, R.H0_H0) and .bf16x2 (HFMA2.MMA.BF16_V2
+    # R, R, 1, 1, R and R, R, R, -RZ), neg / abs (HFMA2.BF16_V2 R, -RZ, RZ, -R / |R|) and min / max(.NaN)
+    # (HMNMX2.BF16_V2(.NAN)): tools/ptx_corpus/bf16_forms.ptx, sm90_bf16_forms.ptx
+    _BF16_MODIFIERS = {"HADD2": ("BF16_V2",), "HMUL2": ("BF16_V2",), "HFMA2": ("BF16_V2", "MMA", "RELU"),
+                       "HMNMX2": ("BF16_V2", "NAN")}
+
+    def _bf16_mods(self, ins, mods) -> bool:
+        """Whether `mods` name bfloat16 arithmetic; a modifier besides the modelled ones is refused by name
+        (.XORSIGN: min/max.xorsign.abs, whose sign and NaN rules the PTX ISA leaves unmeasured here)."""
+        if "BF16_V2" not in mods:
+            return False
+        unknown = [m for m in mods if m not in self._BF16_MODIFIERS[ins.opcode]]
+        if unknown:
+            self._unmodeled(ins, f"{ins.full_opcode} (modifier {'.'.join(unknown)} of bfloat16 arithmetic)")
+        return True
+
+    def _bf16_result(self, ins, mods, d, low, high, mask):
+        """Pack two bfloat16 lanes' bits, low in 15:0.  .RELU (PTX fma.rn.relu: "clamps the result to 0 if
+        negative"; a NaN stays the canonical NaN): a negative lane is +0, -0 kept as the text reads."""
+        if "RELU" in mods:
+            low, high = (np.where(((v & 0x8000) != 0) & ((v & 0x7FFF) != 0), np.uint32(0), v) for v in (low, high))
+        value = (np.asarray(low, dtype=np.uint32) & 0xFFFF) | ((np.asarray(high, dtype=np.uint32) & 0xFFFF) << 16)
+        self._dst(ins, d, np.broadcast_to(value.astype(np.uint32), (self.threads,)), mask)
+
     def op_HADD2(self, ins, mods, o, mask):
+        if self._bf16_mods(ins, mods):
+            (al, ah), (bl, bh) = self._half_operands(ins, o[1:], bfloat=True)
+            one = np.float32(1)
+            self._bf16_result(ins, mods, o[0], _bf16_fma(al, one, bl), _bf16_fma(ah, one, bh), mask)
+            return
         (al, ah), (bl, bh) = self._half_operands(ins, o[1:])
         with np.errstate(all="ignore"):
             self._half_result(ins, mods, o[0], np.float64(1) * al + bl, np.float64(1) * ah + bh, mask)
 
     def op_HMUL2(self, ins, mods, o, mask):
+        if self._bf16_mods(ins, mods):
+            (al, ah), (bl, bh) = self._half_operands(ins, o[1:], bfloat=True)
+            zero = np.float32(-0.0)          # a * b + -0 is a * b, its zero's sign included
+            self._bf16_result(ins, mods, o[0], _bf16_fma(al, bl, zero), _bf16_fma(ah, bh, zero), mask)
+            return
         (al, ah), (bl, bh) = self._half_operands(ins, o[1:])
         with np.errstate(all="ignore"):
             self._half_result(ins, mods, o[0], np.float64(1) * al * bl, np.float64(1) * ah * bh, mask)
 
     def op_HFMA2(self, ins, mods, o, mask):
+        if self._bf16_mods(ins, mods):
+            (al, ah), (bl, bh), (cl, ch) = self._half_operands(ins, o[1:], bfloat=True)
+            self._bf16_result(ins, mods, o[0], _bf16_fma(al, bl, cl), _bf16_fma(ah, bh, ch), mask)
+            return
         (al, ah), (bl, bh), (cl, ch) = self._half_operands(ins, o[1:])
         f = np.float64
         with np.errstate(all="ignore"):
@@ -2265,11 +2339,15 @@ class Launch:
     def op_HMNMX2(self, ins, mods, o, mask):
         """Each half as FMNMX: both NaN, or either with .NAN, give the canonical NaN 0x7fff (binary32's
         0x7fffffff rounds to it: a NaN's payload is truncated to its top 10 bits)."""
-        (al, ah), (bl, bh) = self._half_operands(ins, o[1:3])
+        bfloat = self._bf16_mods(ins, mods)
+        (al, ah), (bl, bh) = self._half_operands(ins, o[1:3], bfloat=bfloat)
         take_min = self.pred(ins, o[3])
 
         def pick(a, b):
             return _min_max(a, b, take_min, "NAN" in mods, _f(CANONICAL_NAN32))
+        if bfloat:          # the pick is one of the bfloat16 inputs (exact) or the NaN: _bf16 keeps it
+            self._bf16_result(ins, (), o[0], _bf16(pick(al, bl)), _bf16(pick(ah, bh)), mask)
+            return
         self._half_result(ins, tuple(m for m in mods if m != "NAN"), o[0], pick(al, bl), pick(ah, bh), mask)
 
     def op_F2FP(self, ins, mods, o, mask):

@@ -242,6 +242,10 @@ LAYOUTS: dict[str, list[str]] = {
 # position's (REG_A/B/C above; a constant in B uses B's).  Everything else takes none.
 _FLOAT = {"A": ("neg", "abs"), "B": ("neg", "abs"), "C": ("neg", "abs")}
 _HALF = {"A": ("neg", "abs"), "B": ("neg", "abs")}
+# HFMA2's C register takes both too, at REG_C_HALF_PAIR's bits (ptxas's neg / abs .bf16x2 and .bf16, both
+# targets: HFMA2.BF16_V2 R7, -RZ.H0_H0, RZ.H0_H0, -R4 sets 84, |R4| 83; sm_90's sub.rn.bf16x2 and
+# mul.rn.bf16x2: HFMA2.MMA.BF16_V2 R9, R4, 1, 1, -R7 and R9, R4, R7, -RZ set 84; tools/ptx_corpus/bf16_forms.ptx)
+_HALF_FMA = dict(_HALF, C=("neg", "abs"))
 # Variants whose bits differ from their opcode's: HADD2.F32 has no absolute-value bit on A (nvdisasm,
 # flipping every bit 0..104 of ptxas's HADD2.F32 R8, R2, R3: none prints |R2|; bit 73, plain HADD2's, prints
 # nothing), so `|Ra|` there is refused, not dropped (probe s33 asmfuzz finding 2).
@@ -249,7 +253,7 @@ OPERAND_MODIFIER_VARIANTS = {("HADD2", "F32"): {"A": ("neg",), "B": ("neg", "abs
 OPERAND_MODIFIERS = {
     "FADD": _FLOAT, "FMUL": _FLOAT, "FFMA": _FLOAT, "FSETP": _FLOAT, "FSET": _FLOAT, "FMNMX": _FLOAT, "FSEL": _FLOAT,
     "DADD": _FLOAT, "DMUL": _FLOAT, "DFMA": _FLOAT, "DSETP": _FLOAT,
-    "HADD2": _HALF, "HMUL2": _HALF, "HFMA2": _HALF, "HMNMX2": _HALF, "HSETP2": _HALF,
+    "HADD2": _HALF, "HMUL2": _HALF, "HFMA2": _HALF_FMA, "HMNMX2": _HALF, "HSETP2": _HALF,
     "MUFU": {"B": ("neg", "abs")},
     "IADD3": {"A": ("neg",), "B": ("neg",), "C": ("neg",)},
     "UIADD3": {"A": ("neg",), "B": ("neg",), "C": ("neg",)},   # ptxas: UIADD3 UR4, -UR5, 0x100000, URZ
@@ -311,7 +315,8 @@ REUSE_TARGETS = {"R2UR": {"sm_90"}}
 # B's register sits in the C field (64..71) but its negate and absolute bits are 84 and 83 -- 75/74,
 # REG_C's, are A's lane selection in these opcodes (SWIZZLE_FIELD).  ptxas (neg.f16x2/abs.f16x2 into
 # fma.rn.f16x2 with a constant addend, sm_86 and sm_90, HFMA2 and HFMA2.MMA): -R5 sets 84, |R5| 83;
-# nvdisasm decodes the same bits so on both targets (probe s33 asmfuzz finding 1).
+# nvdisasm decodes the same bits so on both targets (probe s33 asmfuzz finding 1).  HFMA2's own C register
+# has the same two bits (ptxas's neg.bf16x2: HFMA2.BF16_V2 R7, -RZ.H0_H0, RZ.H0_H0, -R4; probe s42 bf16arith).
 REG_C_HALF_PAIR = dict(REG_C, neg=84, abs=83)
 
 # Packed-half lane selection (`R2.H0_H0`): a 2-bit field per source position
