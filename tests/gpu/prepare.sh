@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build here (bobc needs lark) everything tests/gpu/run.sh runs on a GPU machine that
 # has neither, into .device/ (git-ignored), and the lark wheel the device installs into .whl/:
-#   tests/gpu/prepare.sh [--large] [--clusters] [--fused] [--tree] [--fused-tree] [--variant=NAME:CHANGE,...]
+#   tests/gpu/prepare.sh [--large] [--clusters] [--fused] [--tree] [--fused-tree] [--variant=NAME:CHANGE,...] [--pack]
 # --large also builds Coppelius's large host (about a minute more; BENCH_COPPELIUS_HOST=1 uses it).
 # --clusters also builds .device/coppelius-host-clusters: the same host with every split product
 # launched in thread-block clusters (bench/coppelius_host/variant_tree.py's `clusters`, from HEAD), which
@@ -12,6 +12,8 @@
 # images: bench/results/coppelius-host-sim-variants-s25.txt); --fused-tree
 # .device/coppelius-host-fusedtree, both; --variant=NAME:CHANGE[,CHANGE] any variant_tree.py changes as
 # .device/coppelius-host-NAME.  run.sh compares every such host with the plain one (one run).
+# --pack then replaces .device's files by one .device/pack.tar.xz (a tenth of the bytes; run.sh unpacks
+# it first): the device tool carries at most 64 MiB of tree and carried paths together.
 # Then, on the GPU machine, with .device and .whl carried there:
 #   pip install --target /tmp/site .whl/*.whl && PYTHONPATH=/tmp/site tests/gpu/run.sh LOGDIR
 set -eu
@@ -19,6 +21,7 @@ cd "$(dirname "$0")/../.."
 PY=${PYTHON:-.venv/bin/python}
 LARGE=""
 VARIANTS=""
+PACK=""
 for arg in "$@"; do
   case "$arg" in
     --large) LARGE=--large ;;
@@ -27,7 +30,8 @@ for arg in "$@"; do
     --tree) VARIANTS="$VARIANTS tree:leaftree" ;;
     --fused-tree) VARIANTS="$VARIANTS fusedtree:fusedadamw,leaftree" ;;
     --variant=*) VARIANTS="$VARIANTS ${arg#--variant=}" ;;
-    *) echo "prepare.sh: unknown argument $arg (known: --large --clusters --fused --tree --fused-tree --variant=NAME:CHANGE,...)" >&2; exit 2 ;;
+    --pack) PACK=1 ;;
+    *) echo "prepare.sh: unknown argument $arg (known: --large --clusters --fused --tree --fused-tree --variant=NAME:CHANGE,... --pack)" >&2; exit 2 ;;
   esac
 done
 mkdir -p .device .whl
@@ -147,4 +151,10 @@ for ptx, arch in ((BOTH, "sm_90"), (SM90, "sm_90a")):
 PYEOF
 rm -rf .device/bob-reference
 cp -r tests/data/shared/data/bob-reference .device/
+if [ -n "$PACK" ]; then
+  tar -cJf .device-pack.tar.xz .device
+  rm -rf .device
+  mkdir .device
+  mv .device-pack.tar.xz .device/pack.tar.xz
+fi
 du -sh .device .whl

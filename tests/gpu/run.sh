@@ -32,6 +32,8 @@
 # summary.txt   one line per step with its exit status
 set -u
 cd "$(dirname "$0")/../.."
+# prepare.sh --pack: .device is one archive until unpacked here
+if [ -f .device/pack.tar.xz ]; then tar -xJf .device/pack.tar.xz && rm -f .device/pack.tar.xz; fi
 LOG=${1:-gpu-logs}
 mkdir -p "$LOG"
 : > "$LOG/summary.txt"
