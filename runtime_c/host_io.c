@@ -162,9 +162,11 @@ static int io_read(rt_io_files *files, const char *path, const char *what, size_
     }
     if ((uint64_t)st.st_size > limit) {
         close(fd);
-        if (exact)
-            return rt_say(err, code, "%s %s: %lld byte%s, expected exactly %zu", what, named, (long long)st.st_size,
-                          rt_plural((unsigned long long)st.st_size), limit);
+        char got[RT_GROUPED_BYTES], want[RT_GROUPED_BYTES];
+        if (exact)      /* the sizes grouped, as rt_record_verify's (rt_grouped) */
+            return rt_say(err, code, "%s %s: %s byte%s, expected exactly %s", what, named,
+                          rt_grouped((unsigned long long)st.st_size, got), rt_plural((unsigned long long)st.st_size),
+                          rt_grouped(limit, want));
         return rt_say(err, code, "%s %s: %lld bytes, more than %s %s can be (%zu bytes at most are read)", what, named,
                       (long long)st.st_size, strchr("aeiou", what[0]) ? "an" : "a", what, limit);
     }

@@ -88,10 +88,11 @@ int rt_read_exact(const char *path, const char *what, void *out, size_t expected
     if (rc)
         return rc;
     if (size != expected) {
-        char shown[RT_IO_SHOWN_BYTES + 1];
+        char shown[RT_IO_SHOWN_BYTES + 1], got[RT_GROUPED_BYTES], want[RT_GROUPED_BYTES];
         free(data);
-        return rt_say(err, code, "%s %s: %zu bytes, expected exactly %zu%s", what, rt_io_shown(path, shown), size,
-                   expected, size < expected ? " (truncated)" : "");
+        return rt_say(err, code, "%s %s: %s byte%s, expected exactly %s%s", what, rt_io_shown(path, shown),
+                   rt_grouped(size, got), rt_plural(size), rt_grouped(expected, want),
+                   size < expected ? " (truncated)" : "");
     }
     memcpy(out, data, expected);
     free(data);
@@ -228,12 +229,15 @@ static int words_same(uint64_t w, uint32_t width, uint64_t other, uint32_t other
 int rt_record_verify(const rt_record_contract *c, const uint8_t *r, size_t size, const char *raw_path, char *err)
 {
     /* the path as every message shows it (rt_io_shown): one line, shortened, the reason whole */
-    char shown[RT_IO_SHOWN_BYTES + 1], what[RT_ERR_BYTES];
+    char shown[RT_IO_SHOWN_BYTES + 1], what[RT_ERR_BYTES], got_size[RT_GROUPED_BYTES], want_size[RT_GROUPED_BYTES];
     const char *path = rt_io_shown(raw_path, shown);
-    if (size != c->record_bytes)
-        return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %zu byte%s, expected exactly %llu%s", path, size,
-                   rt_plural(size),
-                   (unsigned long long)c->record_bytes, size < c->record_bytes ? " (truncated)" : "");
+    if (size != c->record_bytes)        /* the sizes grouped by threes (rt_grouped: "6,192,000 bytes") */
+        return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s byte%s, expected exactly %s%s", path,
+                   rt_grouped(size, got_size), rt_plural(size), rt_grouped(c->record_bytes, want_size),
+                   size < c->record_bytes ? " (truncated)" : "");
+    /* Every refusal below names the byte of the file its word lies at (offset + i x stride; a
+     * same check the other word's too): "input record in.bin: token 3 at byte 1036 is 70000, not
+     * below 50257" (reference/host.py check_record says the same). */
     for (uint32_t k = 0; k < c->check_count; k++) {
         const rt_record_check *x = &c->checks[k];
         shown_text(x->what, what, sizeof what);
@@ -243,8 +247,8 @@ int rt_record_verify(const rt_record_contract *c, const uint8_t *r, size_t size,
             if (x->data_bytes && memcmp(r + x->offset, x->data, x->data_bytes) != 0) {
                 char want[64];
                 quote_bytes(want, sizeof want, x->data, x->data_bytes);
-                return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s is not %s (at byte %llu)", path, what,
-                           want, (unsigned long long)x->offset);
+                return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s at byte %llu is not %s", path, what,
+                           (unsigned long long)x->offset, want);
             }
             continue;
         }
@@ -255,27 +259,30 @@ int rt_record_verify(const rt_record_contract *c, const uint8_t *r, size_t size,
             switch (x->kind) {
             case RT_CHECK_WORD:
                 if (w != x->value)      /* the value's bytes reversed: a big-endian writer's */
-                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %s, expected %s%s", path, what,
-                               shown_word(w, x->width, x->format, got), shown_word(x->value, x->width, x->format, want),
+                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s at byte %llu is %s, expected %s%s",
+                               path, what, (unsigned long long)at, shown_word(w, x->width, x->format, got),
+                               shown_word(x->value, x->width, x->format, want),
                                x->width > 1 && word_swapped(w, x->width) == x->value ? RT_RECORD_BIG_ENDIAN : "");
                 break;
             case RT_CHECK_BELOW:
                 if (!word_below(w, x->value, x->width, x->format))
-                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu is %s, not below %s", path,
-                               what, (unsigned long long)i, shown_word(w, x->width, x->format, got),
+                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu at byte %llu is %s, not below "
+                               "%s", path, what, (unsigned long long)i, (unsigned long long)at,
+                               shown_word(w, x->width, x->format, got),
                                shown_word(x->value, x->width, x->format, want));
                 break;
             case RT_CHECK_INDEX:
                 if (w != i)
-                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu names %llu (the %llu must list "
-                               "0..%llu in order)", path, what, (unsigned long long)i, (unsigned long long)w,
-                               (unsigned long long)count, (unsigned long long)(count - 1));
+                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu at byte %llu names %llu (the %llu "
+                               "must list 0..%llu in order)", path, what, (unsigned long long)i, (unsigned long long)at,
+                               (unsigned long long)w, (unsigned long long)count, (unsigned long long)(count - 1));
                 break;
             case RT_CHECK_SAME: {
                 uint64_t other = word_at(r + x->other + i * x->other_stride, x->other_width);
                 if (!words_same(w, x->width, other, x->other_width, x->format))
-                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu is %s, but the word at byte %llu "
-                               "says %s", path, what, (unsigned long long)i, shown_word(w, x->width, x->format, got),
+                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu at byte %llu is %s, but the word "
+                               "at byte %llu says %s", path, what, (unsigned long long)i, (unsigned long long)at,
+                               shown_word(w, x->width, x->format, got),
                                (unsigned long long)(x->other + i * x->other_stride),
                                shown_word(other, x->other_width, x->format, want));
                 break;

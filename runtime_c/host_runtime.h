@@ -187,4 +187,26 @@ static inline const char *rt_plural(unsigned long long count)
     return count == 1 ? "" : "s";
 }
 
+/* A count as a message shows it, its digits grouped by threes with commas ("0", "999", "1,000",
+ * "6,192,000", "18,446,744,073,709,551,615"), as compiler/bobc/certify/limits.py shown and
+ * shown_bytes group it: every size refusal of an input record says its sizes so, in the host,
+ * `bobc run --reference` and `bobc sim` alike.  `out` holds RT_GROUPED_BYTES. */
+#define RT_GROUPED_BYTES 27     /* 20 digits, 6 commas, the NUL */
+static inline const char *rt_grouped(unsigned long long v, char out[RT_GROUPED_BYTES])
+{
+    char digits[21];
+    int n = 0, k = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (int i = n - 1; i >= 0; i--) {
+        out[k++] = digits[i];
+        if (i && i % 3 == 0)
+            out[k++] = ',';
+    }
+    out[k] = 0;
+    return out;
+}
+
 #endif

@@ -709,33 +709,57 @@ static void test_input(void)
         expect(rt_record_verify(c, longer, sizeof longer, "rec", err), RT_EXIT_BAD_INPUT, err,
                "259 bytes, expected exactly 258", "a byte longer");
     }
+    {   /* s42 recordoffset: the sizes grouped by threes (certify/limits.py shown_bytes's grouping);
+         * a wrong size is refused before a byte is read */
+        const rt_record_contract big = { 2064, c->checks, 0 };
+        expect(rt_record_verify(&big, r, 6192000, "rec", err), RT_EXIT_BAD_INPUT, err,
+               "input record rec: 6,192,000 bytes, expected exactly 2,064", "a size grouped");
+        expect(rt_record_verify(&big, r, 1, "rec", err), RT_EXIT_BAD_INPUT, err,
+               "input record rec: 1 byte, expected exactly 2,064 (truncated)", "one byte, grouped");
+        static const struct { unsigned long long v; const char *shown; } grouped[] = {
+            { 0, "0" }, { 1, "1" }, { 999, "999" }, { 1000, "1,000" }, { 999999, "999,999" },
+            { 1000000, "1,000,000" }, { 6192000, "6,192,000" }, { 1073741824, "1,073,741,824" },
+            { 18446744073709551615ull, "18,446,744,073,709,551,615" },
+        };
+        for (size_t k = 0; k < sizeof grouped / sizeof grouped[0]; k++) {
+            char out[RT_GROUPED_BYTES];
+            CHECK(!strcmp(rt_grouped(grouped[k].v, out), grouped[k].shown), "rt_grouped(%llu) is '%s', not '%s'",
+                  grouped[k].v, out, grouped[k].shown);
+        }
+    }
     memcpy(x, r, sizeof r);
     x[0] = 'X';
-    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "magic", "magic");
+    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "magic at byte 0 is not", "magic");
     memcpy(x, r, sizeof r);
     x[8] = 2;
-    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "version 2, expected 3", "version");
+    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "version at byte 8 is 2, expected 3", "version");
     CHECK(!strstr(err, "big-endian"), "version 2 is not big-endian: %s", err);
     /* probe s32 envelope 2 and 7: a tab in the path is '?'; a word written big-endian is said to be */
     x[8] = 0;
     x[15] = 3;
     expect(rt_record_verify(c, x, sizeof x, "a\tb.rec", err), RT_EXIT_BAD_INPUT, err,
-           "input record a?b.rec: version 216172782113783808, expected 3 (its bytes reversed: the record was written "
+           "input record a?b.rec: version at byte 8 is 216172782113783808, expected 3 (its bytes reversed: the record was written "
            "big-endian; write it little-endian)", "big-endian version");
     memcpy(x, r, sizeof r);
     x[RT_SAMPLE_PAIRS_AT + 2 * 9] = 10;
-    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "key 9 names 10", "key index");
+    /* s42 recordoffset: each refusal names its word's byte, offset + i x stride (here by hand) */
+    char said[RT_ERR_BYTES];
+    snprintf(said, sizeof said, "key 9 at byte %u names 10", RT_SAMPLE_PAIRS_AT + 9 * 2);
+    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, said, "key index");
     memcpy(x, r, sizeof r);
     x[RT_SAMPLE_PAIRS_AT + 2 * 5 + 1] ^= 1;
-    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "pair's value 5", "pair vs word");
+    snprintf(said, sizeof said, "pair's value 5 at byte %u is ", RT_SAMPLE_PAIRS_AT + 1 + 5 * 2);
+    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, said, "pair vs word");
+    snprintf(said, sizeof said, ", but the word at byte %u says ", RT_SAMPLE_WORDS_AT + 5 * 4);
+    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, said, "pair vs word, its other");
     memcpy(x, r, sizeof r);
     x[RT_SAMPLE_WORDS_AT + 4 * 36] = 41;
-    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "value word 36 is 41, not below 41",
-           "value range");
+    snprintf(said, sizeof said, "value word 36 at byte %u is 41, not below 41", RT_SAMPLE_WORDS_AT + 36 * 4);
+    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, said, "value range");
     memcpy(x, r, sizeof r);
     x[RT_SAMPLE_QUERIES_AT + 1] = 1;
-    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "query 0 is 260, not below 41",
-           "query range");
+    snprintf(said, sizeof said, "query 0 at byte %u is 260, not below 41", RT_SAMPLE_QUERIES_AT + 0 * 4);
+    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, said, "query range");
     char path[512];
     snprintf(path, sizeof path, "%s/missing.rec", tmpdir);
     uint8_t *back;
@@ -750,11 +774,11 @@ static void test_input(void)
     memcpy(x, r, sizeof r);
     x[0] = 'X';
     expect(rt_record_verify(&odd, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err,
-           "input record rec: ma?gic?[31m?? %s \"*/ is not 'RTSAMPLE' (at byte 0)", "a check's name, shown");
+           "input record rec: ma?gic?[31m?? %s \"*/ at byte 0 is not 'RTSAMPLE'", "a check's name, shown");
     memcpy(x, r, sizeof r);
     x[8] = 2;
     expect(rt_record_verify(&odd, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err,
-           "input record rec: ver?sion 2, expected 3", "a word check's name, shown");
+           "input record rec: ver?sion at byte 8 is 2, expected 3", "a word check's name, shown");
 }
 
 /* probe s41 mutants6: a refused word shown as its check's format (host_runtime.c shown_word), at the
@@ -792,7 +816,7 @@ static void test_record_word_formats(void)
         const rt_record_check check = { RT_CHECK_WORD, "w", 0, cases[k].width, 0, 1, 0, NULL, 0, 0, 0, 0,
                                         cases[k].format };
         const rt_record_contract one = { 8, &check, 1 };
-        snprintf(want, sizeof want, "input record rec: w %s, expected 0", cases[k].shown);
+        snprintf(want, sizeof want, "input record rec: w at byte 0 is %s, expected 0", cases[k].shown);
         CHECK(rt_record_verify(&one, record, sizeof record, "rec", err) == RT_EXIT_BAD_INPUT && !strcmp(err, want),
               "word %#llx (%u bytes, format %d): '%s', expected '%s'", (unsigned long long)cases[k].bits,
               cases[k].width, cases[k].format, err, want);

@@ -52,8 +52,9 @@ def _outputs(folder: Path) -> list[str]:
             "--result", str(folder / "r.bin")]
 
 
-@pytest.mark.parametrize("bad, words", [("magic.bin", f"{SHOWN}magic is not 'LINREG01' (at byte 0)"),
-                                        ("version.bin", f"{SHOWN}version 7, expected 1")])
+# each word named at its byte (s42 recordoffset): the fixture's magic at 0, its version at byte 8 (good[8])
+@pytest.mark.parametrize("bad, words", [("magic.bin", f"{SHOWN}magic at byte 0 is not 'LINREG01'"),
+                                        ("version.bin", f"{SHOWN}version at byte 8 is 7, expected 1")])
 def test_a_record_checks_name_is_one_line_on_every_host(hostile, bad, words):
     folder, module = hostile
     expected = f"input record {bad}: {words}\n".encode()

@@ -159,7 +159,7 @@ def test_signed_same_compares_numbers_across_widths():
     0x00ff are not (-1 and 255), and the refusal says so."""
     check = RecordCheck("same", "mixed", 0, 1, 1, 1, other=2, other_width=2, other_stride=2, format="signed")
     check_record((check,), 4, b"\xff\x00\xff\xff", "r.bin")
-    with pytest.raises(BadInputRecord, match="mixed 0 is -1, but the word at byte 2 says 255"):
+    with pytest.raises(BadInputRecord, match="mixed 0 at byte 0 is -1, but the word at byte 2 says 255"):
         check_record((check,), 4, b"\xff\x00\xff\x00", "r.bin")
 
 
@@ -171,11 +171,11 @@ CHECKS = [read_as("Binary32", 'NvidiaPlanHostCheckBelow b"feature" 16 4 4 1 0x40
 GOOD = {16: struct.pack("<f", 1.5), 24: struct.pack("<d", -0.5), 32: struct.pack("<bb", -3, -128)}
 RECORDS = {
     "ok": ({16: struct.pack("<f", float("-inf"))}, None),          # -inf is below 2
-    "two.bin": ({16: struct.pack("<I", 0x40000000)}, "feature 0 is 2, not below 2"),
-    "nan.bin": ({16: struct.pack("<I", 0x7fc00001)}, "feature 0 is nan (0x7fc00001), not below 2"),
-    "inf.bin": ({16: struct.pack("<I", 0x7f800000)}, "feature 0 is inf, not below 2"),
-    "negzero.bin": ({24: struct.pack("<Q", 1 << 63)}, "wide 0 is -0, not below 0"),
-    "small.bin": ({33: b"\xfe"}, "small 1 is -2, not below -2"),
+    "two.bin": ({16: struct.pack("<I", 0x40000000)}, "feature 0 at byte 16 is 2, not below 2"),
+    "nan.bin": ({16: struct.pack("<I", 0x7fc00001)}, "feature 0 at byte 16 is nan (0x7fc00001), not below 2"),
+    "inf.bin": ({16: struct.pack("<I", 0x7f800000)}, "feature 0 at byte 16 is inf, not below 2"),
+    "negzero.bin": ({24: struct.pack("<Q", 1 << 63)}, "wide 0 at byte 24 is -0, not below 0"),
+    "small.bin": ({33: b"\xfe"}, "small 1 at byte 33 is -2, not below -2"),
 }
 
 

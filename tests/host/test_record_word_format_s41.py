@@ -99,12 +99,12 @@ OUTPUTS = ["--checkpoint-out", "c.bin", "--predictions", "p.bin", "--result", "r
 
 
 @pytest.mark.parametrize("bad, words", [
-    ("minus.bin", "first feature -1.5, expected 1"),
-    ("nan.bin", "first feature nan (0x7fc00001), expected 1"),
-    ("inf.bin", "first feature -inf, expected 1"),
-    ("third.bin", "first feature 0.333333343, expected 1"),
-    ("signed.bin", "second feature 5, expected -7"),
-    ("pair.bin", "pair 0 is 0.10000000000000001, but the word at byte 32 says -inf"),
+    ("minus.bin", "first feature at byte 16 is -1.5, expected 1"),
+    ("nan.bin", "first feature at byte 16 is nan (0x7fc00001), expected 1"),
+    ("inf.bin", "first feature at byte 16 is -inf, expected 1"),
+    ("third.bin", "first feature at byte 16 is 0.333333343, expected 1"),
+    ("signed.bin", "second feature at byte 20 is 5, expected -7"),
+    ("pair.bin", "pair 0 at byte 24 is 0.10000000000000001, but the word at byte 32 says -inf"),
 ])
 def test_every_host_prints_the_refused_word_as_its_format(formatted, bad, words):
     folder, module = formatted

@@ -148,7 +148,7 @@ def test_a_bad_record_is_refused_by_the_plans_check(plan):
     record = bytearray(record_bytes())
     record[1552] = 0
     record[1553] = 1                      # prompt 0 = 256
-    with pytest.raises(BadInputRecord, match="prompt 0 is 256, not below 256"):
+    with pytest.raises(BadInputRecord, match="prompt 0 at byte 1552 is 256, not below 256"):
         ReferenceHost(plan, Stubs(plan)).run("train", bytes(record), None)
 
 
@@ -168,7 +168,7 @@ def test_the_native_host_of_every_step_kind_builds_and_checks_its_input(loaded, 
     args = ["--checkpoint-out", "c", "--predictions", "p", "--result", "r"]
     bad = subprocess.run([str(host), "train", "--input", "bad.bin", *args], cwd=tmp_path, capture_output=True,
                          text=True)
-    assert bad.returncode == 3 and "1563 bytes" in bad.stderr
+    assert bad.returncode == 3 and "1,563 bytes" in bad.stderr   # grouped (s42 recordoffset)
     good = subprocess.run([str(host), "train", "--input", "record.bin", *args], cwd=tmp_path, capture_output=True,
                           text=True)
     assert good.returncode in (0, 6), good.stderr        # 6: no GPU here

@@ -123,7 +123,7 @@ def test_a_tab_in_a_records_name_is_shown_as_a_question_mark(setup):
     status, said = compare(folder, host, ["train", "--input", "rec\tbig-endian.bin", *OUTPUTS])
     assert status == 3
     # finding 7: a word written big-endian is said to be
-    assert said == ("input record rec?big-endian.bin: version 72057594037927936, expected 1 (its bytes reversed: "
+    assert said == ("input record rec?big-endian.bin: version at byte 8 is 72057594037927936, expected 1 (its bytes reversed: "
                     "the record was written big-endian; write it little-endian)"), said
 
 

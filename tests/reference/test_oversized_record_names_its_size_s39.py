@@ -45,7 +45,7 @@ def host(tmp_path_factory):
 @pytest.mark.parametrize("size", [RECORD_BYTES + 1, RECORD_BYTES + 1024, 2 * RECORD_BYTES, 1 << 20])
 def test_every_record_past_the_plans_size_is_refused_with_that_size(host, tmp_path, size):
     (tmp_path / "big.bin").write_bytes(bytes(size))
-    said = f"input record big.bin: {size} bytes, expected exactly {RECORD_BYTES}\n"
+    said = f"input record big.bin: {size:,} bytes, expected exactly {RECORD_BYTES:,}\n"   # grouped (s42)
     arguments = ["train", "--input", "big.bin", *OUTPUTS]
     for name, argv in (("host", [str(host), *arguments]),
                        ("reference", [sys.executable, "-m", "bobc", "run", str(PLAN), *arguments, "--reference"]),
@@ -61,7 +61,7 @@ def test_a_shorter_record_is_still_called_truncated(host, tmp_path):
     (tmp_path / "short.bin").write_bytes(bytes(RECORD_BYTES - 1))
     done = _run([str(host), "train", "--input", "short.bin", *OUTPUTS], tmp_path)
     assert done.returncode == 3, done.stderr
-    assert done.stderr.endswith(f"short.bin: {RECORD_BYTES - 1} bytes, expected exactly {RECORD_BYTES} (truncated)\n")
+    assert done.stderr.endswith(f"short.bin: {RECORD_BYTES - 1:,} bytes, expected exactly {RECORD_BYTES:,} (truncated)\n")
 
 
 def test_the_guides_example_a_copy_with_32_samples_and_the_64_sample_record(tmp_path):
@@ -81,5 +81,5 @@ def test_the_guides_example_a_copy_with_32_samples_and_the_64_sample_record(tmp_
     done = _run([sys.executable, "-m", "bobc", "run", "LinReg/Build/NativeHost.bob", "train", "--reference",
                  "--input", "record.bin", *OUTPUTS], tmp_path)
     assert done.returncode == 3, done.stderr
-    assert done.stderr == "bobc run: error: input record record.bin: 2064 bytes, expected exactly 1040\n"
+    assert done.stderr == "bobc run: error: input record record.bin: 2,064 bytes, expected exactly 1,040\n"
     assert 2064 == RECORD_BYTES and 1040 == 16 + 4 * 32 * numpy_model.D + 4 * 32

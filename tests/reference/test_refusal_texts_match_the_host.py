@@ -183,9 +183,11 @@ def test_the_messages_name_what_the_probe_missed(setup):
     (folder / "named.ck").write_bytes(table["crc"])
     said = reference(["train", "--input", "record.bin", "--checkpoint", "named.ck", *OUTPUTS], folder)[1]
     assert "CRC-32 stored 0x" in said and ", computed 0x" in said and "over bytes 0.." in said, said
-    for name, text in (("pair against its word", "pair's target 9 is 0, but the word at byte 564 says 66"),
-                       ("pairs out of order", "pair 5 names 6 (the 256 must list 0..255 in order)"),
-                       ("one byte", "1 byte, expected exactly 1564 (truncated)")):
+    # each word at its byte, offset + i x stride (s42 recordoffset): Bob's pairs from byte 16, two bytes each
+    for name, text in (("pair against its word",
+                        f"pair's target 9 at byte {17 + 9 * 2} is 0, but the word at byte 564 says 66"),
+                       ("pairs out of order", f"pair 5 at byte {16 + 5 * 2} names 6 (the 256 must list 0..255 in order)"),
+                       ("one byte", "1 byte, expected exactly 1,564 (truncated)")):
         (folder / "named.bin").write_bytes(records(record)[name])
         said = reference(["train", "--input", "named.bin", *OUTPUTS], folder)[1]
         assert text in said, said

@@ -79,8 +79,8 @@ def test_an_oversized_record_is_refused_unread_by_both(setup):
     reference = run([sys.executable, "-m", "bobc", "run", str(PLAN), "train", "--reference", *argv], folder)
     assert native.returncode == reference.returncode == 3
     size = len((folder / "record.bin").read_bytes())        # the plan's record, as the fixture wrote it
-    assert f"big.bin: 100000 bytes, expected exactly {size}\n" in native.stderr
-    assert f"big.bin: 100000 bytes, expected exactly {size}\n" in reference.stderr
+    assert f"big.bin: 100,000 bytes, expected exactly {size:,}\n" in native.stderr   # grouped (s42)
+    assert f"big.bin: 100,000 bytes, expected exactly {size:,}\n" in reference.stderr
 
 
 @pytest.mark.parametrize("source,said", [

@@ -87,8 +87,8 @@ EXPECTED = {
     "output is the input": (8, "output rec.bin (--result): is the input rec.bin; an output never replaces an "
                                "input; nothing was written"),
     "damaged checkpoint and a bad output": (4, "checkpoint in.bin: corrupted: "),
-    "bad record and a bad output": (3, "input record rec.bin: magic is not "),
-    "bad record and a damaged checkpoint": (3, "input record rec.bin: magic is not "),
+    "bad record and a bad output": (3, "input record rec.bin: magic at byte 0 is not "),
+    "bad record and a damaged checkpoint": (3, "input record rec.bin: magic at byte 0 is not "),
     "BOBC_HOST_TIMING names the input": (8, "BOBC_HOST_TIMING rec.bin: is the input rec.bin; a diagnostic file "
                                             "never replaces an input; nothing was written"),
     "a setting outside its set": (2, "BOBC_GPU_MAPPING=bogus: expected rm or uvm"),

@@ -211,43 +211,48 @@ def words_same(w: int, width: int, other: int, other_width: int, word_format: st
 def check_record(checks: tuple[RecordCheck, ...], record_bytes: int, data: bytes, path) -> None:
     """The plan's input checks, in order, as runtime_c's rt_record_verify applies them, refused
     (BadInputRecord, exit 3) in its words, `path` shown as it shows it (safe_io.shown)."""
+    from ..certify.limits import shown as shown_count, shown_bytes
     from .safe_io import shown
 
     path = shown(path)
-    if len(data) != record_bytes:
-        raise BadInputRecord(path, "size", f"{_count(len(data), 'byte')}, expected exactly {record_bytes}"
+    if len(data) != record_bytes:       # the sizes grouped by threes, as rt_grouped groups them
+        raise BadInputRecord(path, "size", f"{shown_bytes(len(data))}, expected exactly {shown_count(record_bytes)}"
                              f"{' (truncated)' if len(data) < record_bytes else ''}")
 
     def word(at: int, width: int) -> int:
         return int.from_bytes(data[at:at + width], "little")
 
+    # Every refusal names the byte of the file its word lies at (offset + i x stride; a same check
+    # the other word's too), as rt_record_verify does: "token 3 at byte 1036 is 70000, not below 50257".
     for c in checks:
         what = printable(c.what)      # one line: a control character as '?' (rt_record_verify)
         if c.kind == "bytes":
             if data[c.offset:c.offset + len(c.data)] != c.data:
                 shown = "".join(chr(b) if 32 <= b < 127 else "?" for b in c.data[:40])
-                raise BadInputRecord(path, what, f"{what} is not '{shown}' (at byte {c.offset})")
+                raise BadInputRecord(path, what, f"{what} at byte {c.offset} is not '{shown}'")
             continue
         count = 1 if c.kind == "word" else c.count
         for i in range(count):
-            w = word(c.offset + i * c.stride, c.width)
+            at = c.offset + i * c.stride
+            w = word(at, c.width)
             if c.kind == "word" and w != c.value:      # the value's bytes reversed: a big-endian writer's
                 swapped = c.width > 1 and int.from_bytes(w.to_bytes(c.width, "little"), "big") == c.value
-                raise BadInputRecord(path, what, f"{what} {shown_word(w, c.width, c.format)}, expected "
+                raise BadInputRecord(path, what, f"{what} at byte {at} is {shown_word(w, c.width, c.format)}, expected "
                                                    f"{shown_word(c.value, c.width, c.format)}"
                                                    f"{RECORD_BIG_ENDIAN if swapped else ''}")
             if c.kind == "below" and not word_below(w, c.value, c.width, c.format):
-                raise BadInputRecord(path, what, f"{what} {i} is {shown_word(w, c.width, c.format)}, not below "
+                raise BadInputRecord(path, what, f"{what} {i} at byte {at} is {shown_word(w, c.width, c.format)}, "
+                                                   "not below "
                                                    f"{shown_word(c.value, c.width, c.format)}")
             if c.kind == "index" and w != i:
-                raise BadInputRecord(path, what, f"{what} {i} names {w} (the {count} must list 0..{count - 1} "
-                                                   "in order)")
+                raise BadInputRecord(path, what, f"{what} {i} at byte {at} names {w} (the {count} must list "
+                                                   f"0..{count - 1} in order)")
             if c.kind == "same":
-                at = c.other + i * c.other_stride
-                other = word(at, c.other_width)
+                other_at = c.other + i * c.other_stride
+                other = word(other_at, c.other_width)
                 if not words_same(w, c.width, other, c.other_width, c.format):
-                    raise BadInputRecord(path, what, f"{what} {i} is {shown_word(w, c.width, c.format)}, but the "
-                                                       f"word at byte {at} says "
+                    raise BadInputRecord(path, what, f"{what} {i} at byte {at} is {shown_word(w, c.width, c.format)}, "
+                                                       f"but the word at byte {other_at} says "
                                                        f"{shown_word(other, c.other_width, c.format)}")
 
 

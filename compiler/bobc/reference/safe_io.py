@@ -220,9 +220,9 @@ def _open_input(path, error, limit: int, exact: bool = False):
         if not stat.S_ISREG(info.st_mode):
             raise error(named, "kind", f"{_kind(info.st_mode)}, not a regular file")
         if info.st_size > limit:
-            if exact:
-                raise error(named, "size", f"{info.st_size} byte{'' if info.st_size == 1 else 's'}, "
-                            f"expected exactly {limit}")
+            if exact:           # the sizes grouped by threes, as host_io.c's (rt_grouped)
+                from ..certify.limits import shown as shown_count, shown_bytes
+                raise error(named, "size", f"{shown_bytes(info.st_size)}, expected exactly {shown_count(limit)}")
             raise error(named, "size", f"{info.st_size} bytes, more than this file can be "
                         f"({limit} bytes at most are read)")
     except BaseException:
