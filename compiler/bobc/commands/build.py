@@ -77,7 +77,6 @@ def run(args):
         check_image_folder(args.emit_images, "--emit-images")
     if args.entry is not None and (output is not None or args.emit_images is not None):
         from ..native.build import native_artifact          # docs/native-host.md
-        from ..reference.safe_io import publish_file
 
         modules: list = []
         # --emit-images: the embedded images with the manifest their encoding made (bobc.native.build)
@@ -92,16 +91,13 @@ def run(args):
             if output is not None:
                 refuse_output_over(output, option, [*read_files(modules, MODULE),
                                                     *read_files(kernel_files(None, None, target), KERNEL_SOURCE)])
+            # the images and the host: one publication, all or nothing (publish_build)
+            if output is not None or embedded:
+                publish_build(output, option, artifact, images=embedded[0] if embedded else None,
+                              images_folder=args.emit_images if embedded else None)
             if embedded:
-                from ..nvidia.encode import write_images
-
-                from ._common import folder_made_for
-
-                with folder_made_for(args.emit_images):
-                    write_images(embedded[0], Path(args.emit_images))
                 say(f"wrote {target.name} images and native program to {shown(args.emit_images)}", "build")
             if output is not None:
-                publish_file(output, artifact, option, mode=0o755)
                 say(f"wrote {shown(args.output if args.output is not None else output)} ({target.name}; "
                     f"native physical program host, {len(artifact)} bytes)",
                     "build")
@@ -116,16 +112,14 @@ def run(args):
     # the host is linked before any output is published: a link that fails (a gcc or ld error, no
     # room in TMPDIR) publishes nothing, the images included ("outputs are all or nothing")
     linked = link_host(built, target) if output is not None else None
+    if output is None:       # the images alone
+        publish_build(None, option, None, images=built.images, images_folder=args.emit_images)
+    else:
+        write_host(built, target, output, option, args.emit_c, linked,
+                   images=built.images if args.emit_images is not None else None, images_folder=args.emit_images)
     if args.emit_images is not None:
-        from ..nvidia.encode import write_images
-
-        from ._common import folder_made_for
-
-        with folder_made_for(args.emit_images):                 # a failure leaves no new empty folder
-            write_images(built.images, Path(args.emit_images))  # exit 8 naming the file it could not write
         say(f"wrote {target.name} images to {shown(args.emit_images)}", "build")
     if output is not None:
-        write_host(built, target, output, option, args.emit_c, linked)
         if args.emit_c is not None:
             say(f"wrote {shown(args.emit_c)} (the host's generated C)", "build")
         # the path as given: Path('./-') is '-', which would read as stdout (leftovers finding 1)
@@ -171,7 +165,7 @@ def link_host(built, target) -> tuple[bytes, bytes]:
 
 
 def write_host(built, target, output: Path, option: str = "-o", emit_c: str | None = None,
-               linked: tuple[bytes, bytes] | None = None) -> None:
+               linked: tuple[bytes, bytes] | None = None, images=None, images_folder=None) -> None:
     """Link the host in a scratch folder (link_host; `linked`: what it gave, when the caller linked
     first), then publish it atomically at `output`.
 
@@ -179,13 +173,52 @@ def write_host(built, target, output: Path, option: str = "-o", emit_c: str | No
     renamed over it (reference/safe_io.py): a full disk or a failed link
     leaves the previous host intact, and a symlink, folder or device at
     `output` is refused, never written through.  `emit_c` (--emit-c): the
-    generated C that gcc compiled, its very bytes, published the same way once
-    the host is linked (before the host's own publication, as the images are).
+    generated C that gcc compiled, its very bytes; `images` (--emit-images
+    `images_folder`): the device images.  All are one publication
+    (publish_build): all or nothing.
     """
-
-    from ..reference.safe_io import publish_file
-
     data, source = linked if linked is not None else link_host(built, target)
-    if emit_c is not None:
-        publish_file(emit_c, source, "--emit-c")
-    publish_file(output, data, option, mode=0o755)
+    publish_build(output, option, data, emit_c, source, images, images_folder)
+
+
+def publish_build(output, option: str, data: bytes | None, emit_c: str | None = None, source: bytes | None = None,
+                  images=None, images_folder=None) -> None:
+    """Publish a build's outputs as ONE publication (reference/safe_io.py OutputSet: every file
+    written to a synced temporary first, then renamed under one journal, with SIGINT, SIGTERM and
+    SIGHUP held from the journal to the last rename): the images in `images_folder` (--emit-images;
+    manifest.json last of them), then the generated C (`emit_c`, --emit-c: `source`, the very
+    bytes gcc compiled), then the host (`output`, -o: `data`, mode 0755 & ~umask).  A failure or
+    a signal before the renames leaves none of them, and every file at those paths as it was (an
+    image folder it made is removed again); published one after another, a SIGINT between the
+    images' publication and the host's left the images new and no host (probe s42 cli3 finding 3).
+    At most safe_io.JOURNAL_PAIRS files: 5 images (6 with a native program) + the C + the host."""
+    from contextlib import nullcontext
+
+    import os
+
+    from ..reference.safe_io import JOURNAL_SUFFIX, OutputSet, folder_of, name_leftovers, recover
+
+    from ._common import folder_made_for
+
+    outputs = OutputSet()
+    tail = [p for p in (emit_c, output) if p is not None]
+    with folder_made_for(images_folder) if images is not None else nullcontext():   # a failure: no new empty folder
+        if images is not None:
+            from ..nvidia.encode import stage_images
+
+            stage_images(images, Path(images_folder), outputs, recovering=tail)
+        elif len(tail) > 1 or (tail and os.path.lexists(os.path.join(folder_of(output), f".{Path(output).name}"
+                                                                        f"{JOURNAL_SUFFIX}"))):
+            # a kill between two renames of an earlier build (its journal is beside its host).  The
+            # host alone looks only for that journal: recover() waits for the folder's lock before
+            # any temporary is written, and a lone host had no recovery before either
+            recover(tail)
+        if emit_c is not None:
+            outputs.add(emit_c, "--emit-c")
+            outputs.outputs[-1].data = bytes(source)
+        if output is not None:
+            outputs.add(output, option, mode=0o755)
+            outputs.outputs[-1].data = bytes(data)
+        outputs.publish()
+    if output is not None:
+        name_leftovers(outputs.outputs[-1])

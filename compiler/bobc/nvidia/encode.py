@@ -1115,16 +1115,31 @@ def write_images(images: Images, folder: str | Path) -> Path:
     through), written to a synced temporary beside it, and the five renamed into place
     together, manifest.json last, only when all were written: a full disk or a refusal
     leaves the files there unchanged.  A refusal is an OutputWriteFailure (exit 8) naming
-    the file.
+    the file.  `bobc build` publishes them with its other outputs (stage_images).
     """
+    from ..reference.safe_io import OutputSet
+
+    outputs = OutputSet()
+    stage_images(images, folder, outputs)
+    outputs.publish()
+    return Path(folder)
+
+
+def stage_images(images: Images, folder: str | Path, outputs, recovering=()) -> list:
+    """write_images' files added to the publication `outputs` (a reference.safe_io.OutputSet),
+    their bytes staged, manifest.json last; the caller publishes them, with its own outputs after
+    them in the same publication (`bobc build -o HOST --emit-images DIR --emit-c FILE`: one
+    journal, all or nothing).  `folder` is checked (and made when missing: the caller removes it
+    again when the publication fails, commands._common.folder_made_for) and a journal a kill left
+    naming these files (or `recovering`: the caller's other outputs) is completed first.  Returns
+    the files' paths."""
     import os
 
-    from ..reference.safe_io import OutputSet, recover
+    from ..reference.safe_io import recover
 
-    folder = Path(folder)
     name = os.fspath(folder)
     check_image_folder(folder, "--emit-images", create=True)
-    contents = {name: getattr(images, attribute) for attribute, name in IMAGE_FILES.items()}
+    contents = {file: getattr(images, attribute) for attribute, file in IMAGE_FILES.items()}
     manifest = images.manifest
     if images.native_program is not None:
         import hashlib
@@ -1134,13 +1149,11 @@ def write_images(images: Images, folder: str | Path) -> Path:
                                                   "sha256": hashlib.sha256(images.native_program).hexdigest()}}
     contents["manifest.json"] = manifest_text(manifest).encode("utf-8")
     paths = [os.path.join(name, file) for file in contents]
-    recover(paths)                      # a kill between two renames of an earlier write
-    outputs = OutputSet()
+    recover([*paths, *recovering])      # a kill between two renames of an earlier write
     for path, data in zip(paths, contents.values()):
         outputs.add(path, "--emit-images")
         outputs.outputs[-1].data = data
-    outputs.publish()
-    return folder
+    return paths
 
 
 def check_image_folder(folder: str | Path, option: str = "--emit-images", create: bool = False) -> None:

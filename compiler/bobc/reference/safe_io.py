@@ -294,6 +294,7 @@ class _Output:
     identity: tuple | None
     data: bytes | None = None
     temporary: str | None = None      # written by OutputSet.prepare: only its rename is left
+    mode: int = 0o666                 # its temporary's mode before the umask (an executable: 0o755)
 
 
 class PrepareRefused(Exception):
@@ -312,12 +313,13 @@ class OutputSet:
     inputs: list = field(default_factory=list)        # InputFile
     outputs: list = field(default_factory=list)       # _Output, in publication order
 
-    def add(self, path, option: str, replaces: InputFile | None = None) -> None:
+    def add(self, path, option: str, replaces: InputFile | None = None, mode: int = 0o666) -> None:
         """Check one output path now (exit 8 when it cannot be published safely).
 
         `replaces`: the one input this output may be (a checkpoint resumed in
         place: the input was read whole before, and the rename replaces it
-        atomically)."""
+        atomically).  `mode`: the file's mode before the umask (0o755: an
+        executable, `bobc build -o`), its temporary's from its first byte on."""
         name = os.fspath(path)
 
         def refuse(detail):
@@ -403,7 +405,7 @@ class OutputSet:
                 continue
             if source.real == real or identity == (source.device, source.inode):
                 refuse(f"is the input {shown(source.path)}; an output never replaces an input")
-        self.outputs.append(_Output(name, option, folder, base, real, identity))
+        self.outputs.append(_Output(name, option, folder, base, real, identity, mode=mode))
 
     def stage(self, option: str, data: bytes) -> None:
         for output in self.outputs:
@@ -999,13 +1001,13 @@ def _drop(temporary, remove: bool = True) -> None:
         os.close(fd)
 
 
-def _fill_temporary(fd: int, candidate, data: bytes, mask: int):
-    """host_io.c write_temporary's steps on a fresh temporary: its mode 0666 & ~umask, the bytes
-    written, fsync, close.  Returns None, or (the step that failed, its OSError) with the
-    descriptor closed and the temporary removed."""
+def _fill_temporary(fd: int, candidate, data: bytes, mask: int, mode: int = 0o666):
+    """host_io.c write_temporary's steps on a fresh temporary: its mode (0666; an executable's
+    0755) & ~umask, the bytes written, fsync, close.  Returns None, or (the step that failed, its
+    OSError) with the descriptor closed and the temporary removed."""
     stage = "chmod"
     try:
-        os.fchmod(fd, 0o666 & ~mask)
+        os.fchmod(fd, mode & ~mask)
         stage = "write"
         write_all(fd, data)
         stage = "fsync"
@@ -1069,7 +1071,7 @@ def _write_temporary(output: _Output, into: list | None = None) -> str:
         _close_folder(folder_fd)
         raise OutputWriteFailure(output.path, output.option, "no free temporary name",
                                  hint="nothing was published")
-    failed = _fill_temporary(fd, candidate, data, mask)
+    failed = _fill_temporary(fd, candidate, data, mask, output.mode)
     if failed:
         into.remove(candidate)      # removed already
         stage, failure = failed
@@ -1164,45 +1166,18 @@ def _say_unsynced(folder: str, failure: OSError) -> None:
 
 
 def publish_file(path, data: bytes, option: str = "output", mode: int | None = None) -> None:
-    """One output on its own (the same checks, one temporary, one rename)."""
+    """One output on its own (the same checks, one temporary, one rename); `mode`: as OutputSet.add's
+    (an executable's 0o755), and then the `.NAME.tmp-XXXXXX` files a killed bobc left beside it are
+    named (name_leftovers)."""
     outputs = OutputSet()
-    outputs.add(path, option)
+    outputs.add(path, option, mode=0o666 if mode is None else mode)
     outputs.stage(option, data)
-    if mode is None:
-        outputs.publish()
-        return
-    _publish_with_mode(outputs, mode)
+    outputs.publish()
+    if mode is not None:
+        name_leftovers(outputs.outputs[0])
 
 
-def _publish_with_mode(outputs: OutputSet, mode: int) -> None:
-    """As publish(), with an explicit mode (an executable) applied before the rename."""
-    output = outputs.outputs[0]
-    made: list = []         # the temporary, from its creation on (_write_temporary's `into`)
-    temporary = None
-    locks: list = []
-    try:
-        temporary = _write_temporary(output, into=made)
-        os.chmod(temporary, mode & ~_umask())
-        locks = lock_folders([folder_of(output.path)])
-        _date_now([temporary])
-        os.replace(temporary, output.path)
-        _drop(temporary, remove=False)
-        made.clear()
-        failure = _fsync_published(output.folder)
-        if failure:
-            _say_unsynced(output.folder, failure)
-        _name_leftovers(output)
-    except OSError as failure:
-        raise OutputWriteFailure(output.path, output.option, f"{failure.strerror or failure}",
-                                 hint="nothing was published; the file there is unchanged") \
-            from None
-    finally:
-        unlock_folders(locks)
-        for temporary in made:
-            _drop(temporary)
-
-
-def _name_leftovers(output: _Output) -> None:
+def name_leftovers(output: _Output) -> None:
     """Name, in one stderr line, the `.NAME.tmp-XXXXXX` files beside the executable just published
     (`bobc build -o`), which a bobc killed (SIGKILL) while writing it leaves and nothing removes
     (probe s32 concur finding 2).  They are named, not removed: a temporary is written before the
