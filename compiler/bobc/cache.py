@@ -73,6 +73,45 @@ def off_reason() -> str:
     return "HOME is unset and this user has no home folder, so there is no cache (set BOBC_CACHE_DIR for one)"
 
 
+_said_not_a_folder: str | None = None      # the command (its temporary folder) that was told
+
+
+def say_not_a_folder(root: Path | None = None) -> None:
+    """When the cache folder's path names something that is not a folder (a regular file, a FIFO,
+    a path through a file), say so in one line on stderr, once a command (bobc.cli.main runs each
+    with its own temporary folder): no entry can be kept there, so the command runs without the
+    cache -- as documented for a cache folder that cannot be written, the work done and the
+    output the same -- and without this line a user who set BOBC_CACHE_DIR by mistake would not
+    learn why every run is slow (probe s42 cli3, "Left").  A folder that is there is not judged
+    here (an unwritable one: build's runtime notice says so; a full one: gcc's warning)."""
+    global _said_not_a_folder
+    root = folder() if root is None else root
+    if root is None:
+        return
+    try:
+        kind = None if stat.S_ISDIR(os.stat(root).st_mode) else "is not a folder"
+    except NotADirectoryError:
+        kind = "cannot be made (a part of its path is a file, not a folder)"
+    except OSError:
+        return                                  # missing (made when needed), unreadable: not this case
+    if kind is None:
+        return
+    command = tempfile.gettempdir()
+    if _said_not_a_folder == command:
+        return
+    _said_not_a_folder = command
+    from .errors import shown
+
+    if os.environ.get("BOBC_CACHE_DIR"):
+        whence, fix = "BOBC_CACHE_DIR", "point BOBC_CACHE_DIR at a folder (or unset it for ~/.cache/bobc)"
+    else:
+        whence = "XDG_CACHE_HOME/bobc" if os.path.isabs(os.environ.get("XDG_CACHE_HOME", "")) else "~/.cache/bobc"
+        fix = "move that file away, or point BOBC_CACHE_DIR at a folder"
+    # the words of `bobc cache`'s refusal of the same folder (commands/cache.py)
+    _stderr_warning(f"bobc: warning: the cache folder {shown(root)} ({whence}) {kind}: this command runs without a "
+                    f"cache (the same work and output, done again next time); {fix}")
+
+
 def digest(*parts: bytes | str) -> str:
     """A hex SHA-256 over `parts`, each length-prefixed so no two lists collide.  A str is taken
     as UTF-8, with the surrogate escapes Python gives a file name's bytes that are not UTF-8
@@ -222,6 +261,7 @@ def _write_file(path: Path, data: bytes) -> None:
             _remove(temporary)
             raise
     except OSError:
+        say_not_a_folder(path.parent.parent)
         return
 
 
@@ -336,6 +376,7 @@ def publish_folder(kind: str, key: str, built: Path, names) -> Path:
         (built / ENTRY_LISTING).write_bytes(seal(kind, key, lines.encode("utf-8")))
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError:
+        say_not_a_folder(path.parent.parent)
         return built
     for attempt in range(2):
         try:
@@ -377,7 +418,7 @@ def scratch_folder(kind: str) -> Path:
             _sweep(root)
             return _locked(own_folder(Path(tempfile.mkdtemp(prefix=".tmp-", dir=root / kind))))
         except OSError:
-            pass
+            say_not_a_folder(root)
     base = tempfile.tempdir or temporary_root()
     try:
         made = own_folder(Path(tempfile.mkdtemp(prefix=f"bobc-{kind}-", dir=base)))

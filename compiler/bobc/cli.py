@@ -214,11 +214,20 @@ def _once(kind):
     return _ONCE[kind]
 
 
-def _positive(text: str) -> int:
+def _whole(text: str) -> int:
+    """The one reader of a numeric option's value (every subcommand's: --max-evaluation-steps, sim
+    --max-steps, asm's --parameter-bytes, --block-size, --register-count, --register-budget): a
+    whole number, with `_` or `,` between digits, else `not a whole number: 'abc'` (exit 2).  Its
+    range is the option's own check (_positive; asm's --parameter-bytes and --block-size say theirs,
+    the limit named)."""
     try:
-        value = int(text.replace("_", "").replace(",", ""))
+        return int(text.replace("_", "").replace(",", ""))
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+
+def _positive(text: str) -> int:
+    value = _whole(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
     return value

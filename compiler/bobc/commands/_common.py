@@ -159,7 +159,11 @@ def kernel_files(program, plan, target) -> list[Path]:
 def read_files(paths, what: str) -> list:
     """safe_io.InputFile identities (no bytes) of files a command read besides its inputs (the
     plan's modules, a kernels file), for its outputs' alias checks: an output naming one is
-    refused, exit 8, as an output naming an input is.  `what` says what they are in the refusal."""
+    refused, exit 8, as an output naming an input is.  `what` says what they are in the refusal,
+    after the path shown as every source file a message names is (errors.shown_path: relative to
+    the working folder when it lies under it -- an imported module is found by an absolute path --
+    else absolute; README, "Every source file a message names")."""
+    from ..errors import shown_path
     from ..reference.safe_io import InputFile
 
     found = []
@@ -168,7 +172,7 @@ def read_files(paths, what: str) -> list:
             info = os.stat(path)
         except OSError:
             continue            # not there now: no output can be it
-        found.append(InputFile(f"{path} ({what})", b"", os.path.realpath(path), info.st_dev, info.st_ino))
+        found.append(InputFile(f"{shown_path(path)} ({what})", b"", os.path.realpath(path), info.st_dev, info.st_ino))
     return found
 
 

@@ -5,7 +5,7 @@ The source may be a hand-written kernel or nvdisasm's listing of a cubin as prin
 """
 from pathlib import Path
 
-from ..cli import _positive
+from ..cli import _positive, _whole
 from ..errors import BobcError
 from ..targets import target_named
 from ._common import add_target, existing_file
@@ -17,7 +17,7 @@ def add_arguments(p):
     p.add_argument("--cubin", action="store_true",
                    help="write a cubin (ELF) that NVIDIA's tools and the CUDA driver load, not a raw stream")
     p.add_argument("--kernel", default=None, help="which kernel of a listing that holds several")
-    p.add_argument("--parameter-bytes", type=int, default=None,
+    p.add_argument("--parameter-bytes", type=_whole, default=None,
                    help="size of the kernel parameters in the cubin, described as one 8-byte parameter per "
                         "word and a 4-byte one for a last half word (default: a listing's own records, else up "
                         "to the highest parameter the code reads, in 8-byte words; with --cubin only)")
@@ -27,7 +27,7 @@ def add_arguments(p):
                         "@its offset: 8,4,4 for (pointer, int, float), 1,2,8 for (u8, u16 at 2, pointer at 8); "
                         "one KPARAM_INFO record each, as ptxas writes them (with --cubin only; default: a "
                         "listing's own records, else one per 8-byte word)")
-    p.add_argument("--block-size", type=int, default=None,
+    p.add_argument("--block-size", type=_whole, default=None,
                    help="the most threads per block the cubin declares (default: a listing's MAX_THREADS, a "
                         "source's //@ block, else 1024 or fewer, as many as its registers allow; with --cubin only)")
     p.add_argument("--register-count", type=_positive, default=None, metavar="N",

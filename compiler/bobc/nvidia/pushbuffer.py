@@ -58,17 +58,23 @@ HEADER_FIELDS: dict[str, tuple[int, int]] = {
 }
 
 # SEM_EXECUTE fields (clc56f.h): OPERATION 2:0, RELEASE_WFI 20,
-# PAYLOAD_SIZE 24 (1 = 64-bit), RELEASE_TIMESTAMP 25.
+# PAYLOAD_SIZE 24 (1 = 64-bit), RELEASE_TIMESTAMP 25, REDUCTION 30:27, REDUCTION_FORMAT 31.
 SEM_EXECUTE_OPERATION = {0: "ACQUIRE", 1: "RELEASE", 2: "ACQ_STRICT_GEQ", 3: "ACQ_CIRC_GEQ",
                          4: "ACQ_AND", 5: "ACQ_NOR", 6: "REDUCTION"}
 SEM_EXECUTE_RELEASE = 1
 SEM_EXECUTE_RELEASE_WFI = 1 << 20
 SEM_EXECUTE_PAYLOAD_SIZE_64BIT = 1 << 24
 SEM_EXECUTE_RELEASE_TIMESTAMP = 1 << 25
-# OPERATION REDUCTION (6) with REDUCTION IADD (5, bits 30:27), FORMAT UNSIGNED (bit 31): clc56f.h
+# OPERATION REDUCTION (6) applies REDUCTION (bits 30:27) to the semaphore with the payload read as
+# REDUCTION_FORMAT (bit 31): clc56f.h NVC56F_SEM_EXECUTE_REDUCTION_* (IMIN 0 .. DEC 7; SIGNED 0,
+# UNSIGNED 1).  bobc's counting release is IADD UNSIGNED (encode.SEMAPHORE_COUNT).
 SEM_EXECUTE_REDUCTION = 6
-SEM_EXECUTE_REDUCTION_IADD = 5 << 27
-SEM_EXECUTE_REDUCTION_UNSIGNED = 1 << 31
+SEM_EXECUTE_REDUCTION_SHIFT = 27
+SEM_EXECUTE_REDUCTIONS = {0: "IMIN", 1: "IMAX", 2: "IXOR", 3: "IAND", 4: "IOR", 5: "IADD", 6: "INC", 7: "DEC"}
+SEM_EXECUTE_REDUCTION_FORMAT_BIT = 31
+SEM_EXECUTE_REDUCTION_FORMATS = {0: "SIGNED", 1: "UNSIGNED"}
+SEM_EXECUTE_REDUCTION_IADD = 5 << SEM_EXECUTE_REDUCTION_SHIFT
+SEM_EXECUTE_REDUCTION_UNSIGNED = 1 << SEM_EXECUTE_REDUCTION_FORMAT_BIT
 
 # Compute class methods: offset -> name (clc7c0.h, clcbc0.h).
 COMPUTE_METHODS: dict[int, str] = {
@@ -202,6 +208,10 @@ def _meaning(name: str, data: int) -> str:
         return class_name(data & 0xFFFF)
     if name == "SEM_EXECUTE":
         parts = [SEM_EXECUTE_OPERATION.get(data & 7, f"OPERATION_{data & 7}")]
+        if data & 7 == SEM_EXECUTE_REDUCTION:       # which reduction, on which format: IADD is not IMIN
+            reduction = data >> SEM_EXECUTE_REDUCTION_SHIFT & 0xF
+            parts.append("REDUCTION_" + SEM_EXECUTE_REDUCTIONS.get(reduction, str(reduction)))
+            parts.append("REDUCTION_FORMAT_" + SEM_EXECUTE_REDUCTION_FORMATS[data >> SEM_EXECUTE_REDUCTION_FORMAT_BIT & 1])
         if data & SEM_EXECUTE_RELEASE_WFI:
             parts.append("RELEASE_WFI")
         parts.append("PAYLOAD_SIZE_64BIT" if data & SEM_EXECUTE_PAYLOAD_SIZE_64BIT else "PAYLOAD_SIZE_32BIT")
