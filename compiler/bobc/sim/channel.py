@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..nvidia.pushbuffer import (SEM_EXECUTE_OPERATION, SEM_EXECUTE_PAYLOAD_SIZE_64BIT, SEM_EXECUTE_REDUCTION_SHIFT,
+                                 SEM_EXECUTE_REDUCTIONS, SEM_EXECUTE_RELEASE_TIMESTAMP, SEM_EXECUTE_RELEASE_WFI)
 from . import qmd_fields, sass_frontend
 from ..resources import doc
 from .executor import MAX_STEPS, Launch, LaunchGeometry
@@ -32,16 +34,11 @@ SEC_OPS = {0: "GRP0_USE_TERT", 1: "INC_METHOD", 2: "GRP2_USE_TERT", 3: "NON_INC_
 # Host methods (clc56f.h), every subchannel
 HOST_METHODS = {0x0000: "SET_OBJECT", 0x005C: "SEM_ADDR_LO", 0x0060: "SEM_ADDR_HI",
                 0x0064: "SEM_PAYLOAD_LO", 0x0068: "SEM_PAYLOAD_HI", 0x006C: "SEM_EXECUTE"}
-# SEM_EXECUTE fields (clc56f.h)
-SEM_OPERATIONS = {0: "ACQUIRE", 1: "RELEASE", 2: "ACQ_STRICT_GEQ", 3: "ACQ_CIRC_GEQ", 4: "ACQ_AND",
-                  5: "ACQ_NOR", 6: "REDUCTION"}
-SEM_RELEASE_WFI_BIT, SEM_PAYLOAD_64_BIT, SEM_TIMESTAMP_BIT = 20, 24, 25
 # The host channel class of the GPU each compute class runs on, and the width of its
 # SEM_ADDR_HI OFFSET (address bits 32 and up): AMPERE_CHANNEL_GPFIFO_A's is 7:0 (clc56f.h
 # NVC56F_SEM_ADDR_HI_OFFSET), HOPPER_CHANNEL_GPFIFO_A's 24:0 (OGKM clc86f.h); the host takes
 # those bits of the data and no others.
 CHANNEL_CLASSES = {0xC7C0: ("AMPERE_CHANNEL_GPFIFO_A", 8), 0xCBC0: ("HOPPER_CHANNEL_GPFIFO_A", 25)}
-SEM_REDUCTION_SHIFT, SEM_REDUCTIONS = 27, {5: "IADD"}    # the REDUCTION field (bits 30:27); IADD: add the payload
 # Compute methods (clc7c0.h / clcbc0.h)
 COMPUTE_METHODS = {
     0x0100: "NO_OPERATION", 0x0110: "WAIT_FOR_IDLE",
@@ -251,25 +248,26 @@ class Channel:
         self.sem_payload = (self.sem_payload & 0xFFFFFFFF) | (data << 32)
 
     def m_SEM_EXECUTE(self, sub, data, at):
-        operation = SEM_OPERATIONS.get(data & 7, f"OPERATION_{data & 7}")
-        wide = bool(data >> SEM_PAYLOAD_64_BIT & 1)
+        operation = SEM_EXECUTE_OPERATION.get(data & 7, f"OPERATION_{data & 7}")
+        wide = bool(data & SEM_EXECUTE_PAYLOAD_SIZE_64BIT)
         size = 8 if wide else 4
         payload = self.sem_payload if wide else self.sem_payload & 0xFFFFFFFF
-        if data >> SEM_RELEASE_WFI_BIT & 1:
+        if data & SEM_EXECUTE_RELEASE_WFI:
             self.unordered.clear()                # the engine is idle before the release
         if operation == "RELEASE":
             # launches complete synchronously here, so RELEASE_WFI holds by construction
             self.memory.write(self.sem_address, payload.to_bytes(size, "little"), f"{at}: semaphore release")
-            if data >> SEM_TIMESTAMP_BIT & 1:
+            if data & SEM_EXECUTE_RELEASE_TIMESTAMP:
                 self.timestamp += 1000
                 self.memory.write(self.sem_address + 8, self.timestamp.to_bytes(8, "little"),
                                   f"{at}: semaphore timestamp")
             self.log.releases.append((self.sem_address, payload))
         elif operation == "REDUCTION":
             # a counting submission's end (bobc.nvidia.encode's counting segments): the semaphore += payload, wrapping
-            reduction = SEM_REDUCTIONS.get(data >> SEM_REDUCTION_SHIFT & 0xF)
-            if reduction is None:
-                raise Unmodeled(f"{at}: SEM_EXECUTE REDUCTION {data >> SEM_REDUCTION_SHIFT & 0xF} is not modeled")
+            reduction = SEM_EXECUTE_REDUCTIONS.get(data >> SEM_EXECUTE_REDUCTION_SHIFT & 0xF)
+            if reduction != "IADD":             # the only reduction bobc's images use
+                raise Unmodeled(f"{at}: SEM_EXECUTE REDUCTION {reduction or data >> SEM_EXECUTE_REDUCTION_SHIFT & 0xF} "
+                                "is not modeled")
             value = int.from_bytes(self.memory.read(self.sem_address, size, f"{at}: semaphore reduction"), "little")
             self.memory.write(self.sem_address, ((value + payload) % (1 << 8 * size)).to_bytes(size, "little"),
                               f"{at}: semaphore reduction")
