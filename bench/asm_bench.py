@@ -4,7 +4,7 @@
 
 In-process: assemble every .sass under examples/ and specs/ for sm_86 and sm_90 (launched), caches
 cleared each round; prints CPU median of ROUNDS and a sha256 over every result (code, registers, etc.)."""
-import sys, time, hashlib, statistics, pickle
+import sys, time, hashlib, statistics
 from pathlib import Path
 from bobc.sass import assembler, syntax
 from bobc.targets import target_named

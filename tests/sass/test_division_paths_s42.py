@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from tests.sass.test_ffma_rounding_s42 import (ARCHES, BLOCK, _kernel, f32, fma_exact, near_ties, operands,
+from tests.sass.test_ffma_rounding_s42 import (ARCHES, _kernel, f32, fma_exact, near_ties, operands,
                                                round_f32, run, same_floats)
 
 
