@@ -11,13 +11,16 @@ tests, now killed here:
 - a 3-item list (a grid) of another length accepted; a span checked by its start only (a
   parameter block running past program.bin's end accepted); a launch naming a region the
   manifest does not list accepted; a required key inside an entry not said
-  missing; a parameter_base equal to the parameter block's size accepted.
+  missing; a parameter_base equal to the parameter block's size accepted; a qmd_record of 0
+  accepted; the note on a register count the manifest disagrees with dropped.
 
 Expected values by hand: a clustered QMD's grid counts clusters (clcbc0qmd.h QMD_TYPE
 GRID_GPC_CGA, GPC_CGA_WIDTH/HEIGHT/DEPTH the cluster's shape; tests/images/test_clusters.py
 has libcuda's fields), so (12, 4, 1) clusters of (1, 1, 4) are a grid of (12, 4, 4) blocks;
 DEPENDENT_QMD0_POINTER (clcbc0qmd.h MW(479:448), 32 bits) holds a 256-byte-aligned QMD's address
->> 8; docs/formats.md's manifest keys."""
+>> 8; the damaged manifests hold values no manifest bobc writes can (a grid has 3 sizes, a
+parameter block of 1024 bytes ends at 71168 + 1016 = 0x119f8 past a 71168-byte program.bin when it
+starts 8 bytes before its end, a QMD record is never empty)."""
 from __future__ import annotations
 
 import json
@@ -118,3 +121,20 @@ def test_a_dependent_pointer_no_launchs_qmd_is_at_is_said():
     line = _lines(images)["launch[0].schedules[0]"]
     assert line.value == f"the QMD at {stray:#x}"
     assert line.note == "no launch's QMD is there"
+
+
+def test_a_register_count_the_manifest_disagrees_with_is_noted():
+    images = read_images(GOLDEN)
+    launch = images.manifest["launches"][0]
+    region = next(r for r in images.manifest["regions"] if r["index"] == launch["region"])
+    assert _lines(images)["launch[0].registers"].note == ""         # the golden manifest agrees
+    region["qmd_registers"] += 8
+    line = _lines(images)["launch[0].registers"]
+    assert line.value == region["qmd_registers"] - 8                # the QMD's, not the manifest's
+    assert line.note == f"region {launch['region']}'s manifest entry says {region['qmd_registers']}"
+
+
+def test_a_qmd_record_of_zero_bytes_is_refused(tmp_path):
+    # sizes.qmd_record is the bytes of one launch's QMD record: a QMD (clcbc0qmd.h, 2048+ bits) never fits 0
+    with pytest.raises(BobcError, match="sizes.qmd_record is 0, not a positive byte count"):
+        read_images(_damaged(tmp_path, lambda m: m["sizes"].__setitem__("qmd_record", 0)))
