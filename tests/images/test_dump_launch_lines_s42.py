@@ -12,7 +12,8 @@ tests, now killed here:
   parameter block running past program.bin's end accepted); a launch naming a region the
   manifest does not list accepted; a required key inside an entry not said
   missing; a parameter_base equal to the parameter block's size accepted; a qmd_record of 0
-  accepted; the note on a register count the manifest disagrees with dropped.
+  accepted; the note on a register count the manifest disagrees with dropped; a ring entry
+  matched to the submission of its index, not to the one whose `ring_entry` names it.
 
 Expected values by hand: a clustered QMD's grid counts clusters (clcbc0qmd.h QMD_TYPE
 GRID_GPC_CGA, GPC_CGA_WIDTH/HEIGHT/DEPTH the cluster's shape; tests/images/test_clusters.py
@@ -138,3 +139,18 @@ def test_a_qmd_record_of_zero_bytes_is_refused(tmp_path):
     # sizes.qmd_record is the bytes of one launch's QMD record: a QMD (clcbc0qmd.h, 2048+ bits) never fits 0
     with pytest.raises(BobcError, match="sizes.qmd_record is 0, not a positive byte count"):
         read_images(_damaged(tmp_path, lambda m: m["sizes"].__setitem__("qmd_record", 0)))
+
+
+def test_a_ring_entry_is_attributed_to_the_submission_naming_it():
+    # the manifest's `ring_entry` says which GPFIFO entry submits a submission's segment; it need
+    # not be the submission's own index: with two submissions' entries swapped in the manifest,
+    # each entry line follows the submission that names it
+    from bobc.nvidia.decode import ring_lines
+
+    images = read_images(GOLDEN)
+    first, second = images.manifest["submissions"][:2]
+    first["ring_entry"], second["ring_entry"] = second["ring_entry"], first["ring_entry"]
+    lines = {line.key: line for line in ring_lines(images)}
+    assert lines[f"gpfifo[{first['ring_entry']}]"].slot == f"submission[{first['index']}].gpfifo"
+    assert lines[f"gpfifo[{second['ring_entry']}]"].slot == f"submission[{second['index']}].gpfifo"
+    assert lines[f"gpfifo[{first['ring_entry']}]"].owner == first["identity"]
