@@ -57,8 +57,11 @@ def write_all(fd, data):
 safe_io.write_all = write_all
 """
 
+# as a terminal's command has them: a test run in the background has SIGINT ignored, and bobc keeps an
+# ignored one (tests/test_cli_signals.py)
 MAIN = """
-import sys
+import signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from bobc.cli import main
 sys.exit(main(sys.argv[1:]))
 """

@@ -127,7 +127,7 @@ def test_bad_record_is_refused_before_the_gpu(host, tmp_path):
     result = run(host, "predict", "--input", str(bad), "--checkpoint-out", "c.bin",
                  "--predictions", "p.bin", "--result", "r.bin", cwd=tmp_path)
     assert result.returncode == 3
-    assert "bad.bin" in result.stderr and "1564" in result.stderr
+    assert "bad.bin" in result.stderr and "1,564" in result.stderr
 
 
 def test_foreign_checkpoint_is_refused_by_part(host, record, built_sm90, tmp_path):

@@ -17,6 +17,15 @@ import pytest
 from bobc.reference import safe_io
 
 
+@pytest.fixture(autouse=True)
+def _sigint_as_a_terminal_gives_it():
+    """SIGINT raises KeyboardInterrupt here, as in a terminal's command: a test run in the background
+    has it ignored (tests/test_cli_signals.py), and then no signal would end the call."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 def _outputs(folder, names):
     outputs = safe_io.OutputSet()
     for name in names:

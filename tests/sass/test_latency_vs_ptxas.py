@@ -161,7 +161,7 @@ KNOWN_BELOW = {
     ("sm_86", "F2FP", "memory", "R"): (12, 2),       # bobc 7 (12, 1 before math_forms2.ptx)
     # (sm_86 HFMA2 -> memory (R), once (25, 1): math_forms2.ptx has HFMA2.RELU -> STG at 7, bobc's)
     ("sm_86", "HMNMX2", "alu", "R"): (12, 1),        # bobc 6
-    ("sm_86", "HMNMX2", "memory", "R"): (14, 3),     # bobc 7 (14, 1 before math_forms2.ptx)
+    # (sm_86 HMNMX2 -> memory (R), (14, 3) until bf16_forms.ptx: its HMNMX2.BF16_V2 -> STG.E.U16 at 5, bobc 7)
     ("sm_86", "UIADD3", "alu", "UR"): (56, 1),       # bobc 6
     ("sm_86", "UIADD3", "fma", "UR"): (10, 1),       # bobc 7
     ("sm_86", "ULOP3", "alu", "UR"): (13, 1),        # bobc 6
@@ -169,12 +169,12 @@ KNOWN_BELOW = {
     ("sm_90", "UPRMT", "uniform", "UR"): (9, 2),     # bobc 6
     ("sm_90", "ULOP3", "alu", "UR"): (7, 1),         # bobc 6
     # (sm_90 HFMA2 -> memory (R), once (14, 1): math_forms2.ptx has HFMA2.SAT -> STG at 7, bobc's)
-    ("sm_90", "HMNMX2", "memory", "R"): (11, 3),     # bobc 7 (11, 1 before math_forms2.ptx)
+    # (sm_90 HMNMX2 -> memory (R), (11, 3) until bf16_forms.ptx: its HMNMX2.BF16_V2 -> STG.E.U16 at 5, bobc 7)
     # math_forms.ptx (session 36): a store or a PRMT waiting on several results at once (slack)
     ("sm_86", "BMSK", "memory", "R"): (21, 2),       # bobc 7
     ("sm_90", "BMSK", "memory", "R"): (23, 2),       # bobc 7
-    ("sm_86", "HFMA2", "alu", "R"): (13, 2),         # bobc 7: HFMA2 -> PRMT 0x5410 of two HFMA2 results
-    ("sm_90", "HFMA2", "alu", "R"): (13, 2),         # bobc 7
+    # (sm_86 HFMA2 -> alu (R), (13, 2) until bf16_forms.ptx: its neg.bf16 HFMA2.BF16_V2 -> PRMT at 5, bobc 7)
+    # (sm_90 HFMA2 -> alu (R), (13, 2) until bf16_forms.ptx: its neg.bf16 HFMA2.BF16_V2 -> PRMT at 5, bobc 7)
     # (sm_86 SEL -> memory (R), (8, 8): memory_forms.ptx has SEL R8, RZ, 0x1, !P0 -> STG.E.64 at 5, bobc's)
     # math_forms2.ptx (session 37): results gathered into one STG.E.128 (slack: ptxas waits for the last of four)
     ("sm_86", "FMNMX", "memory", "R"): (9, 2),       # bobc 5
