@@ -14,7 +14,6 @@ The oracle is NumPy's comparison of the same bits viewed as <f4, <f8, <i1 .. <i8
 words are hand-computed ("%.9g" of binary32 0x40000000 is 2, 0xbfc00000 is -1.5)."""
 from __future__ import annotations
 
-import os
 import random
 import shutil
 import struct
@@ -29,11 +28,11 @@ from bobc.cli import main
 from bobc.plan.host import RecordCheck
 from bobc.reference.errors import BadInputRecord
 from bobc.reference.host import check_record
+from tests.host.test_record_word_format_s41 import OUTPUTS, _bobc, refused_alike
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples/linear_regression/LinReg"
 END = "(constructor NvidiaPlanHostRecordChecks NvidiaPlanHostRecordChecksEnd)))"
-OUTPUTS = ["--checkpoint-out", "c.bin", "--predictions", "p.bin", "--result", "r.bin"]
 
 
 def read_as(word_format: str, check: str) -> str:
@@ -55,10 +54,6 @@ def _with_checks(folder: Path, checks: list[str]) -> Path:
     return host
 
 
-def _bobc(*args, cwd) -> subprocess.CompletedProcess:
-    environment = dict(os.environ, BOBC_CACHE_DIR="off")
-    return subprocess.run([sys.executable, "-m", "bobc", *map(str, args)], capture_output=True, env=environment,
-                          timeout=600, cwd=cwd)
 
 SOURCES = ["nv_status.c", "nv_targets.c", "nv_shim.c", "host_runtime.c", "host_io.c", "plan_fill.c", "host_settings.c"]
 FORMATS = {"signed": 1, "binary32": 2, "binary64": 3}      # host_runtime.h RT_WORD_*
@@ -201,14 +196,7 @@ def bounded(tmp_path_factory, repo):
 @pytest.mark.parametrize("bad", [name for name in RECORDS if name != "ok"])
 def test_every_host_bounds_the_word_as_its_format(bounded, bad):
     folder, module = bounded
-    expected = f"input record {bad}: {RECORDS[bad][1]}\n".encode()
-    ran = _bobc("run", module, "train", "--reference", "--input", bad, *OUTPUTS, cwd=folder)
-    assert ran.returncode == 3 and ran.stderr == b"bobc run: error: " + expected, ran.stderr
-    sim = _bobc("sim", module, "train", "--target", "sm_86", "--input", bad, *OUTPUTS, cwd=folder)
-    assert sim.returncode == 3 and sim.stderr == b"bobc sim: error: " + expected, sim.stderr
-    native = subprocess.run(["./host", "train", "--input", bad, *OUTPUTS], capture_output=True, cwd=folder,
-                            timeout=60)
-    assert native.returncode == 3 and native.stderr == b"host: error: " + expected, native.stderr
+    refused_alike(folder, module, bad, RECORDS[bad][1])
 
 
 def test_a_record_within_every_bound_passes_them(bounded):

@@ -108,6 +108,12 @@ OUTPUTS = ["--checkpoint-out", "c.bin", "--predictions", "p.bin", "--result", "r
 ])
 def test_every_host_prints_the_refused_word_as_its_format(formatted, bad, words):
     folder, module = formatted
+    refused_alike(folder, module, bad, words)
+
+
+def refused_alike(folder, module, bad, words):
+    """`bobc run --reference`, `bobc sim` and the built ./host each refuse record `bad` with exit 3 and
+    the same words after their own prefix."""
     expected = f"input record {bad}: {words}\n".encode()
     ran = _bobc("run", module, "train", "--reference", "--input", bad, *OUTPUTS, cwd=folder)
     assert ran.returncode == 3 and ran.stderr == b"bobc run: error: " + expected, ran.stderr
