@@ -191,6 +191,21 @@ def _bf16_halves(u) -> tuple[np.ndarray, np.ndarray]:
     return ((u & 0xFFFF) << np.uint32(16)).view(np.float32), (u & np.uint32(0xFFFF0000)).view(np.float32)
 
 
+def _odd_sum(p, c):
+    """p + c (binary64 arrays) rounded to odd in binary64: TwoSum (Knuth) gives the sum's exact error, and
+    an inexact sum with an even last bit moves one place toward the exact value.  A value rounded to odd
+    with two or more bits beyond a narrower format rounds to it as the exact value does (Boldo and
+    Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd",
+    IEEE TC 2008).  Infinities and NaNs keep the plain sum (TwoSum's error is NaN there)."""
+    with np.errstate(all="ignore"):
+        total = p + c
+        virtual = total - p
+        error = (p - (total - virtual)) + (c - virtual)
+        inexact = np.isfinite(total) & (error != 0)
+        even = (np.asarray(total, dtype=np.float64).view(np.uint64) & np.uint64(1)) == 0
+        return np.where(inexact & even, np.nextafter(total, np.where(error > 0, np.inf, -np.inf)), total)
+
+
 def _bf16_fma(a, b, c) -> np.ndarray:
     """bfloat16 bits of a * b + c rounded once to nearest even (PTX fma.rn.bf16 / .bf16x2; add is
     a * 1 + b, mul a * b + -0), subnormals kept (bfloat16 arithmetic has no .ftz), a NaN the canonical
@@ -201,14 +216,8 @@ def _bf16_fma(a, b, c) -> np.ndarray:
     rounding to odd", 2008).  Rounding the binary64 sum to nearest first would round twice: 259 - 2^-100
     (7 * 37 + -2^-100) would give 260, not 258."""
     with np.errstate(all="ignore"):
-        p = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)
-        c = np.asarray(c, dtype=np.float64)
-        s = p + c
-        virtual = s - p
-        err = (p - (s - virtual)) + (c - virtual)
+        s = _odd_sum(np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64), np.asarray(c, dtype=np.float64))
         finite = np.isfinite(s)
-        even = (np.asarray(s, dtype=np.float64).view(np.uint64) & np.uint64(1)) == 0
-        s = np.where(finite & (err != 0) & even, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
         f = s.astype(np.float32)
         back = f.astype(np.float64)
         even = (np.asarray(f, dtype=np.float32).view(np.uint32) & np.uint32(1)) == 0
@@ -268,12 +277,7 @@ def _fma32(a, b, c, mode: str = "RN"):
     twice.  Infinities and NaNs take the plain sum (TwoSum's error is NaN there)."""
     with np.errstate(all="ignore"):
         p = a * b
-        total = p + c
-        virtual = total - p
-        error = (p - (total - virtual)) + (c - virtual)
-        inexact = np.isfinite(total) & (error != 0)
-        even = (np.asarray(total).view(np.uint64) & np.uint64(1)) == 0
-        odd = np.where(inexact & even, np.nextafter(total, np.where(error > 0, np.inf, -np.inf)), total)
+        odd = _odd_sum(p, c)
         if mode == "RM":
             # IEEE 754 6.3: an exact zero sum is -0 rounding toward -inf, unless both addends are +0 (the binary64
             # sum, rounded to nearest, gave +0)
