@@ -35,6 +35,9 @@ What is checked (one module per check):
   published, and never before its first Operation (where a predict request ends); every payload
   byte of a publication is written from the host byte a resume reads it into (not checked for a
   restore staged through one host area: docs/host-steps.md).
+- a native physical program's mapped ranges (native_mapped.py, called by bobc.native.writer and
+  `bobc run --reference`, not by `findings`: the program is no Plan): each lies whole in a buffer
+  one of the program's Maps maps in the process.
 
 Not a check: footprints.py gives each launch's byte ranges (its active pointers'
 extents, by the pointer check's own reading of the contracts), from which launches

@@ -626,15 +626,14 @@ def _refuse_program_as_built(program, entry: str, code: bytes) -> None:
     damaged or to rebuild (a build refuses the program), so it is refused as `bobc build` refuses
     it -- where the plan wrote the command, what to change -- with the host's status, 9."""
     from ..errors import BobcError
+    from ..language.intrinsics import IntrinsicContext
     from ..native import program as decoding
-    from ..native.writer import commands_written
+    from ..native.writer import commands_written, refuse_unmapped_ranges
 
+    where = commands_written(IntrinsicContext(None, program), program.definition(entry).thunk)
     try:
-        decoding.decode(code)
+        decoded = decoding.decode(code)
     except decoding.ProgramError as error:
-        from ..language.intrinsics import IntrinsicContext
-
-        where = commands_written(IntrinsicContext(None, program), program.definition(entry).thunk)
         refused = BobcError(f"the native physical program {entry} is refused: {error}",
                             where(error.command, error.field),
                             hint=f"a host would refuse it too, exit 9, and `bobc build` does "
@@ -642,6 +641,7 @@ def _refuse_program_as_built(program, entry: str, code: bytes) -> None:
                                  "the plan gives it")
         refused.exit_code = 9
         raise refused from None
+    refuse_unmapped_ranges(decoded, where, prefix=f"the native physical program {entry} is refused: ", exit_code=9)
 
 
 def run_native(plan_path, args) -> int:

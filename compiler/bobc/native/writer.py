@@ -39,7 +39,26 @@ def native_host(program_bytes: bytes, target_name: str, where=None) -> bytes:
                              f"({doc('native-host.md')}, \"Checks before the first command\"); change the value "
                              "the plan gives it") from None
     _check_request_checkpoint(program, at)
+    refuse_unmapped_ranges(program, at)
     return host_interpreter(target_name) + trailer(program_bytes, target_name)
+
+
+def refuse_unmapped_ranges(program, at=lambda command, field=None: None, prefix="the native physical program is "
+                           "refused: ", exit_code=None) -> None:
+    """A command whose mapped range lies in no buffer the program's Maps map (certify.native_mapped): every
+    run would stop there, status 10, so no build makes that host; refused at the field the plan wrote."""
+    from ..certify.native_mapped import unmapped_range
+
+    found = unmapped_range(program)
+    if found is None:
+        return
+    message, command, field = found
+    error = BobcError(prefix + message, at(command, field),
+                      hint=f"a mapped range lies whole in one buffer a Map maps in the process "
+                           f"({doc('native-host.md')}, \"Checks before the first command\")")
+    if exit_code is not None:
+        error.exit_code = exit_code
+    raise error
 
 
 def command_written(force, raw_commands, command, field=None, *outer):
