@@ -317,6 +317,15 @@ class Checker:
             if type(target) is VFamily and target.declaration is term.declaration:
                 self.check_constructor_fields(ctx, term, term.ctor, target.params, term.fields)
                 return
+            family = term.declaration
+            if family.parameters:
+                # its type cannot be inferred (the parameters), but it is a (family F ...) whatever
+                # they are: not a value of the type expected (probe s43 langsound finding 3)
+                self.check_family(family)
+                raise self.error(term, f"a record of {family.name} is not a value of type "
+                                       f"{self.show(ctx, target)}",
+                                 hint=f"a record of {family.name} has type (family "
+                                      f"{' '.join([family.name, *(p.name for p in family.parameters)])})")
         if kind is c.ReflT:
             target = force(expected)
             if type(target) is VEqual:
