@@ -188,7 +188,15 @@ def check_reachable(program, name: str) -> None:
     from ..errors import BobcError
 
     definition = program.definition(name)
-    program.check_definition(name)
+    try:
+        program.check_definition(name)
+    except BobcError as error:
+        # a definition `name` uses is checked before the use (Checker.check_used): its refusal
+        # is about that one
+        used = getattr(error, "used_definition", None)
+        if used is None or used is definition:
+            raise
+        raise depends_on(error, name, used.key) from None
     for other in reachable_definitions(definition)[1:]:
         try:
             program.check_definition(other.key)

@@ -99,6 +99,7 @@ class Checker:
         self.in_progress: set = set()
         self.checked_bodies: set = set()
         self.checked_families: set = set()
+        self.failed_claims: set = set()  # well typed, but their claim does not hold (check_used)
         self.families_in_progress: set = set()
         self.primitive_types: dict = {}
         self.current = None            # the definition or family being checked
@@ -241,6 +242,51 @@ class Checker:
             self.in_progress.discard(definition)
             self.current = saved
 
+    def check_used(self, definition):
+        """Check the body of a definition another term uses, before that use: a type that names
+        it evaluates its body (`def x : T = 3` forces T), and an unchecked body evaluated by the
+        checker failed as an evaluator's error ("nat-add expects Nat arguments") or made a number
+        a type, the refusal blaming the definition that used it (probe s43 langsound finding 1).
+        One being checked (a use inside its own body: a cycle, refused by check_acyclic) is taken
+        at its declared type; a claim that does not hold is well typed, so its use goes on (the
+        claim is refused at its own turn).  A refusal records the definition it is about
+        (`used_definition`, the innermost), so `bobc eval` says the one it asked about depends
+        on it."""
+        for used in self._unchecked_below(definition):
+            try:
+                self.check_definition(used)
+            except ClaimDoesNotHold:
+                self.failed_claims.add(used)
+            except BobcError as error:
+                if getattr(error, "used_definition", None) is None:
+                    error.used_definition = used
+                if isinstance(error, LimitExceeded) and not error.definitions:
+                    error.note(used)
+                raise
+
+    def _unchecked_below(self, definition) -> list:
+        """`definition` and the unchecked definitions its type and body reach, each after those
+        it uses: checked in this order, none of them recurses into another's check (a chain of
+        20,000 definitions written last-used-first is checked without a deep stack)."""
+        def waiting(d):
+            return not (d in self.checked_bodies or d in self.in_progress
+                        or d in self.failed_claims)
+
+        order, seen = [], {definition}
+        if not waiting(definition):
+            return order
+        stack = [(definition, iter(_references_of_definition(definition)))]
+        while stack:
+            current, following = stack[-1]
+            step = next(following, None)
+            if step is None:
+                stack.pop()
+                order.append(current)
+            elif step not in seen and waiting(step):
+                seen.add(step)
+                stack.append((step, iter(_references_of_definition(step))))
+        return order
+
     # ---- checking -----------------------------------------------------------
     def check(self, ctx: Context, term, expected):
         kind = type(term)
@@ -271,6 +317,15 @@ class Checker:
             if type(target) is VFamily and target.declaration is term.declaration:
                 self.check_constructor_fields(ctx, term, term.ctor, target.params, term.fields)
                 return
+            family = term.declaration
+            if family.parameters:
+                # its type cannot be inferred (the parameters), but it is a (family F ...) whatever
+                # they are: not a value of the type expected (probe s43 langsound finding 3)
+                self.check_family(family)
+                raise self.error(term, f"a record of {family.name} is not a value of type "
+                                       f"{self.show(ctx, target)}",
+                                 hint=f"a record of {family.name} has type (family "
+                                      f"{' '.join([family.name, *(p.name for p in family.parameters)])})")
         if kind is c.ReflT:
             target = force(expected)
             if type(target) is VEqual:
@@ -374,7 +429,10 @@ class Checker:
         if kind is c.Local:
             return ctx.types[ctx.level - 1 - term.index]
         if kind is c.Global:
-            return self.definition_type(term.definition)
+            definition = term.definition
+            if definition not in self.checked_bodies:
+                self.check_used(definition)
+            return self.definition_type(definition)
         if kind is c.Constant:
             value = term.value
             if type(value) is VNat:
@@ -643,6 +701,12 @@ def native_encodings(definitions) -> set[str]:
     return found
 
 
+def _references_of_definition(definition):
+    """The definitions a definition's type and body name."""
+    terms = [definition.body] + ([definition.type] if definition.type is not None else [])
+    return [d for term in terms for d in _referenced_definitions(term)]
+
+
 def _referenced_definitions(term):
     """The top-level definitions a term mentions."""
     return [d for d in _referenced(term) if isinstance(d, c.Definition)]
@@ -769,7 +833,7 @@ def _check_declarations(program, checker, claims: list | None) -> None:
     for name in program.module_order:
         scope = program.scopes[name]
         # a module's families and definitions in source order, so the error reported is its
-        # first (a family a definition uses is checked on that use, before the definition)
+        # first (a family or definition a definition uses is checked on that use, before it)
         for declaration in sorted([*scope.families.values(), *scope.definitions.values()],
                                   key=_source_position):
             if isinstance(declaration, c.FamilyDeclaration):

@@ -501,8 +501,8 @@ class Program:
         return self._checking(definition, lambda checker: checker.definition_type(definition))
 
     def check_definition(self, name: str) -> None:
-        """Type check a definition's body against its type (the definitions it uses are taken
-        at their declared types; `bobc check` checks every body)."""
+        """Type check a definition's body against its type, the bodies of the definitions it uses
+        first (Checker.check_used; `bobc check` checks every body)."""
         definition = self.definition(name)
         self._checking(definition, lambda checker: checker.check_definition(definition))
         self._checked_keys.add(definition.key)

@@ -119,7 +119,10 @@ def close_modules(name: str, search_path, exclude=frozenset()) -> list[str]:
 def modules_declaring(name: str, search_path, keyword: str = "def") -> list[tuple[str, Path]]:
     """The module files on the search path with a top-level `def NAME` (or `family NAME`), as
     (module name, file), in search path order; a shadowed file is listed too."""
-    pattern = re.compile(rf"^{keyword}\s+{re.escape(name)}\b", re.MULTILINE)
+    # the name ends where a name cannot go on (docs/language.md: letters, digits, `_`, `'`, and a
+    # `-` between runs): `\b` took `def nat-thing` and `def succ'` for `nat` and `succ`
+    pattern = re.compile(rf"^{keyword}\s+{re.escape(name)}(?![A-Za-z0-9_'])(?!-[A-Za-z0-9_'])",
+                         re.MULTILINE)
     deadline = time.monotonic() + SECONDS
     found = []
     budget = MAX_BYTES
