@@ -38,6 +38,11 @@ What is checked (one module per check):
 - a native physical program's mapped ranges (native_mapped.py, called by bobc.native.writer and
   `bobc run --reference`, not by `findings`: the program is no Plan): each lies whole in a buffer
   one of the program's Maps maps in the process.
+- a request program's schedule (request_schedule.py, called by bobc.native.writer, not by
+  `findings`): a plan host lowered to one native program (nvidiaPlanHostRequestCommands) is held to
+  the host-step rules about its schedule's meaning (no write after a Close, each publication the
+  contract's payload, the restore covering it, the updates, the predict/train split, a save from
+  where an unstaged restore reads).
 
 Not a check: footprints.py gives each launch's byte ranges (its active pointers'
 extents, by the pointer check's own reading of the contracts), from which launches

@@ -253,8 +253,24 @@ def program_bytes_of(value, context) -> bytes:
     return bytes(encoded.value)
 
 
+def refuse_request_schedule(program, value) -> None:
+    """A plan host lowered to this program (nvidiaPlanHostRequestCommands, seed 004's host) whose
+    schedule breaks a plan host's host-step rules (certify.request_schedule): refused as the plan
+    host is, every fault at the step the plan wrote (docs/host-steps.md)."""
+    from ..certify.findings import CertificationError
+    from ..certify.request_schedule import request_call, request_findings
+
+    call = request_call(value)
+    if call is None:
+        return
+    faults = request_findings(program, call)
+    if faults:
+        raise CertificationError(faults)
+
+
 def encode_native_program(value, context):
     """The handler: a NativePhysicalProgram -> the host executable's bytes."""
+    refuse_request_schedule(context.program, value)
     refuse_wide_naturals(context.program.force, value)
     return VBytes(native_host(program_bytes_of(value, context), context.target.name,
                               commands_written(context, value)))
