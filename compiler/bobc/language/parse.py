@@ -695,7 +695,8 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
             hint = ("this ')' closes no '(': every '(' before it is closed already; delete it, or "
                     "write the '(' it was meant to close")
         else:
-            hint = (_colon_equals(text, offset, token) or _glued_comment(text, offset)
+            hint = (_after_module_path(text, offset) or _colon_equals(text, offset, token)
+                    or _glued_comment(text, offset)
                     or _misspelt_keyword(token, error.expected)
                     or _not_a_form(text, offset)
                     or (_unterminated_family(text, offset, error.expected)
@@ -826,6 +827,24 @@ def _not_a_form(text: str, offset: int) -> str | None:
 
 
 _GLUED_COMMENT = re.compile(r"[A-Za-z0-9_']--")
+
+
+_PATH_LINE = re.compile(r"[ \t]*(module|import)[ \t]+[A-Za-z_][A-Za-z0-9_'.-]*[ \t]+")
+
+
+def _after_module_path(text: str, offset: int) -> str | None:
+    """Something after the dotted name of a `module` or `import` line, on that line (`import
+    Std.Natural Std.Word`): the line holds one module's name.  Without this the hint read the
+    path's last part as a function to apply ("to apply Natural, write the application in
+    parentheses"), though no definition is there (probe s43 fuzz finding F3)."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    line = _PATH_LINE.fullmatch(text, line_start, offset)
+    if line is None:
+        return None
+    if line.group(1) == "import":
+        return "an import line names one module: write `import A.B.C` on a line of its own for each module"
+    return ("the module line holds only the module's dotted name (module A.B.C); begin the imports and "
+            "declarations on lines of their own")
 
 
 def _colon_equals(text: str, offset: int, token) -> str | None:
