@@ -20,6 +20,15 @@ from . import limits
 from . import syntax as s
 
 
+def _shown(word) -> str:
+    """A word of the text (a token, a name) as a message quotes it: a long one cut to its beginning
+    and its length (suggest.shown_name), so that one error stays a few lines whatever the text
+    holds (docs/limits.md; probe s43 fuzz finding F1: a 100,000-character name printed whole)."""
+    from .suggest import shown_name
+
+    return shown_name(str(word))
+
+
 class ParseError(BobcError):
     """The text is not a module of the plan language."""
 
@@ -207,7 +216,7 @@ def _malformed_number(text: str, start: int, path: str) -> ParseError | None:
         hint = ("a natural is decimal digits (42) or 0x and hexadecimal digits (0x2a); a name "
                 "may not begin with a digit; separate two items with a space")
     line, column = _position(text, start)
-    return ParseError(f"'{word}' is not a natural number literal",
+    return ParseError(f"'{_shown(word)}' is not a natural number literal",
                       Span(path, line, column, line, column + len(word)), hint=hint)
 
 
@@ -383,7 +392,7 @@ class _Build(Transformer):
     def multiplicity(self, meta, children):
         token = children[0]
         if str(token) not in s.MULTIPLICITIES:
-            raise ParseError(f"'{token}' is not a multiplicity", self._tok(token),
+            raise ParseError(f"'{_shown(token)}' is not a multiplicity", self._tok(token),
                              hint="write unrestricted (or 0 for erased, 1 for linear)")
         return str(token)
 
@@ -566,7 +575,7 @@ def _unfinished_declaration(text: str, path: str, token, expected) -> ParseError
     there = Span(path, line, column, line, column + max(len(last), 1))
     met = f"after it comes '{keyword}' at {token.line}:{token.column}, which begins the next declaration"
     declaration = _last_declaration(text, start)
-    named = f"the {declaration[0]} {declaration[1]}" if declaration else "the declaration"
+    named = f"the {declaration[0]} {_shown(declaration[1])}" if declaration else "the declaration"
     if last == "=":
         return ParseError(f"{named} has no value after its '=': {met}", there,
                           hint="write the value (one expression) after the '=', or delete the "
@@ -632,8 +641,8 @@ def _missing_module_line(token, path: str) -> ParseError:
     hint = module_line_hint(path)
     if typo:
         hint = f"did you mean `module` (keywords are lower case)? {hint}"
-    message = (f"the file's first word '{word}' is not the keyword `module`" if typo else
-               f"this file has no module line: it begins with '{word}'")
+    message = (f"the file's first word '{_shown(word)}' is not the keyword `module`" if typo else
+               f"this file has no module line: it begins with '{_shown(word)}'")
     return MissingModuleLine(f"{message}, where `module NAME` must come first",
                              _token_span(path, token), hint=hint)
 
@@ -684,7 +693,7 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
             # `Type` alone: a universe needs its level (docs/language.md: `Type n : Type n+1`)
             start = _code_before(text, token.start_pos)[0]
             line, column = _position(text, start)
-            return ParseError(f"'Type' needs its universe level, a natural number, before '{token}'",
+            return ParseError(f"'Type' needs its universe level, a natural number, before '{_shown(token)}'",
                               Span(path, line, column, line, column + 4),
                               hint="write `Type 0` for the types of values (Nat, Bytes, a family of "
                                    "them), `Type 1` for the types of those")
@@ -703,7 +712,7 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
                         if str(token) in _TOP_LEVEL else None)
                     or _form_shape(text, offset) or _field_shape(text, offset)
                     or _bare_form(text, offset, token, error.expected))
-        return ParseError(f"unexpected '{token}': expected {expected}", _token_span(path, token),
+        return ParseError(f"unexpected '{_shown(token)}': expected {expected}", _token_span(path, token),
                           hint=hint)
     if isinstance(error, lark.exceptions.UnexpectedCharacters):
         char = text[error.pos_in_stream] if error.pos_in_stream < len(text) else "?"
@@ -810,7 +819,7 @@ def _misspelt_keyword(token, expected) -> str | None:
     if close:
         return f"did you mean `{close[0]}`?"
     if "def" in keywords:
-        return (f"a declaration at the start of a line begins with a keyword: `def {token} : type = value`, "
+        return (f"a declaration at the start of a line begins with a keyword: `def {_shown(token)} : type = value`, "
                 f"or `family`")
     return None
 
@@ -947,13 +956,13 @@ def _bare_form(text: str, offset: int, token, expected) -> str | None:
     while before > 0 and text[before - 1].isspace():
         before -= 1
     if word in _FORM_SHAPES and word != "family" and (before == 0 or text[before - 1] != "("):
-        return (f"{word} begins a form, and forms are written in parentheses: "
+        return (f"{_shown(word)} begins a form, and forms are written in parentheses: "
                 f"{_FORM_SHAPES[word]}")
     words = {_describe_terminal(n) for n in expected}
     if word and word not in RESERVED_WORDS and "'def'" in words and str(token) not in _TOP_LEVEL and token.line == \
             _position(text, start)[0]:
-        return (f"a definition's value is one expression; to apply {word}, write the "
-                f"application in parentheses: ({word} argument ...)")
+        return (f"a definition's value is one expression; to apply {_shown(word)}, write the "
+                f"application in parentheses: ({_shown(word)} argument ...)")
     return None
 
 
