@@ -144,7 +144,27 @@ class Resolver:
                 close = closest(name, candidates)
                 if close:
                     hint = f"did you mean {' or '.join(close)}? " + hint
+                if table_name == "definitions":
+                    hint = (self._hyphen_hint(name, [*names, *candidates]) or "") + hint
         return ScopeError(f"unknown {what} {shown}", span, hint=hint)
+
+    @staticmethod
+    def _hyphen_hint(name: str, visible) -> str | None:
+        """`x-1` or `a-b` where x (a) is a name in scope and 1 (b) a natural or a name in scope: a
+        name may hold '-' between its parts (grammar.lark's NAME: nat-add), so this is one unknown
+        name, not a subtraction (probe s43 fuzz finding F5)."""
+        if "-" not in name:
+            return None
+        seen = set(visible)
+        for at in range(name.find("-"), len(name)):
+            if name[at] != "-":
+                continue
+            left, right = name[:at], name[at + 1:]
+            if left in seen and (right.isdigit() or right in seen):
+                return (f"{name} is one name (a name may hold '-' between its parts, as nat-add "
+                        f"does), not {left} minus {right}: to subtract, write (nat-subtract {left} "
+                        f"{right}), which gives 0 when {right} > {left}; ")
+        return None
 
     def _heads_a_form(self, span: Span) -> bool:
         """Whether the name at `span` comes right after a '(' (blanks between) in its module's
