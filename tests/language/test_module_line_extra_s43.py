@@ -36,3 +36,24 @@ def test_a_word_after_a_module_path_is_said_as_such(text, place, keyword):
 def test_a_definition_keeps_its_application_hint():
     error = _refusal("module M\ndef x : Nat = f y\n")
     assert "to apply f" in error.hint
+
+
+@pytest.mark.parametrize("text, place, after_definitions", [
+    ("module M\nStd.Natural\n", (2, 1), False),
+    ("module M\nimport Std.Word\n  Std.Natural -- the naturals\n", (3, 3), False),
+    ("module M\ndef x : Nat = 1\nStd.Natural\n", (3, 1), True),
+])
+def test_a_module_path_without_its_import_is_said_as_such(text, place, after_definitions):
+    """A dotted module path alone on its line is an import with its keyword left out (grammar.lark:
+    `import_line: "import" module_path`, imports before any declaration), not a definition's
+    name: the hint was `def Std : type = value` (probe s43 fuzz finding F6)."""
+    error = _refusal(text)
+    assert (error.span.line, error.span.column) == place
+    assert error.hint.startswith("a module path alone on its line: an import is written `import Std.Natural`")
+    assert ("right after the module line" in error.hint) == after_definitions
+    assert "def Std" not in error.hint
+
+
+def test_a_name_alone_on_its_line_keeps_the_declaration_hint():
+    error = _refusal("module M\nfoo\n")
+    assert "`def foo : type = value`" in error.hint

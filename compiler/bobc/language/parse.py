@@ -704,7 +704,8 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
             hint = ("this ')' closes no '(': every '(' before it is closed already; delete it, or "
                     "write the '(' it was meant to close")
         else:
-            hint = (_after_module_path(text, offset) or _colon_equals(text, offset, token)
+            hint = (_after_module_path(text, offset) or _bare_module_path(text, offset, error.expected)
+                    or _colon_equals(text, offset, token)
                     or _glued_comment(text, offset)
                     or _misspelt_keyword(token, error.expected)
                     or _not_a_form(text, offset)
@@ -854,6 +855,23 @@ def _after_module_path(text: str, offset: int) -> str | None:
         return "an import line names one module: write `import A.B.C` on a line of its own for each module"
     return ("the module line holds only the module's dotted name (module A.B.C); begin the imports and "
             "declarations on lines of their own")
+
+
+_DOTTED_LINE = re.compile(r"[ \t]*([A-Za-z_][A-Za-z0-9_'-]*(?:\.[A-Za-z_][A-Za-z0-9_'-]*)+)[ \t]*(?:--[^\n]*)?")
+
+
+def _bare_module_path(text: str, offset: int, expected) -> str | None:
+    """A dotted module path alone on its line (`Std.Natural`, its `import` left out): said as
+    such, where the hint read its first part as a definition's name (`def Std : type = value`;
+    probe s43 fuzz finding F6)."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    line_end = text.find("\n", offset)
+    line = _DOTTED_LINE.fullmatch(text, line_start, len(text) if line_end < 0 else line_end)
+    if line is None or line.start(1) != offset:
+        return None
+    where = ("" if "'import'" in {_describe_terminal(n) for n in expected} else
+             ", right after the module line (imports come before any def or family)")
+    return f"a module path alone on its line: an import is written `import {_shown(line.group(1))}`{where}"
 
 
 def _colon_equals(text: str, offset: int, token) -> str | None:
