@@ -595,19 +595,22 @@ def _unfinished_declaration(text: str, path: str, token, expected) -> ParseError
     return None                         # the parser's own words, at the keyword
 
 
-def _acceptable(error: lark.exceptions.UnexpectedToken) -> set:
+def _acceptable(error: lark.exceptions.UnexpectedToken | lark.exceptions.UnexpectedCharacters) -> set:
     """The terminals the parser could take where it stopped.  A keyword where the state's lexer
     took none (a keyword is never a NAME) is met before the parser reduces what it holds, so
     lark's expected set is the state's lookahead, merged over every context (')' and '=' after
     a top-level definition's last natural); the parser's own accepts() performs the reductions
     first and keeps only what may really follow."""
     parser = getattr(error, "interactive_parser", None)
+    # an unexpected character (UnexpectedCharacters) has the lexer's terminals for the state
+    own = ((error.allowed or set()) if isinstance(error, lark.exceptions.UnexpectedCharacters)
+           else error.expected)
     if error.token_history is None or parser is None:
-        return error.expected               # the parser's own refusal: after its reductions
+        return own                          # the parser's own refusal: after its reductions
     try:
-        return parser.accepts() or error.expected
+        return parser.accepts() or own
     except Exception:                       # pragma: no cover - lark's internals: keep its set
-        return error.expected
+        return own
 
 
 def module_line_hint(path: str) -> str:
@@ -717,7 +720,9 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
                           hint=hint)
     if isinstance(error, lark.exceptions.UnexpectedCharacters):
         char = text[error.pos_in_stream] if error.pos_in_stream < len(text) else "?"
-        expected = _expected_words(error.allowed or [])
+        # what the parser could take there, not the lexer's terminals for its state (merged over
+        # every context: `1é` at a definition's end listed '(', '=', 'field', ...; probe s43 fuzz F7)
+        expected = _expected_words(_acceptable(error))
         hint = None
         if char == _BYTE_ORDER_MARK:
             hint = "a byte order mark (U+FEFF) is accepted only as a file's first character"
