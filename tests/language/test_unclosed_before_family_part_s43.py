@@ -48,3 +48,13 @@ def test_a_keyword_after_an_open_parenthesis_mid_line_keeps_the_parsers_words():
     error = _refusal("module M\nfamily F : Type 0\nconstructor FValue\n"
                      "field unrestricted a : (family G field\nend-family\n")
     assert error.message.startswith("'field' is a keyword, not a name")
+
+
+def test_a_field_line_inside_a_form_whose_parentheses_close_is_not_called_an_open_parenthesis():
+    """A `field` line pasted inside an expression whose '(' are all closed later (the fuzzer
+    duplicated a family's field line into an eliminate): no '(' lacks its ')', so the refusal is
+    at the `field` line, not "this '(' is not closed"."""
+    error = _refusal("module M\nfamily F : Type 0\nconstructor FValue\nfield unrestricted a : Nat\n"
+                     "end-family\ndef x : Nat = (f\nfield unrestricted a : Nat\n  1)\n")
+    assert (error.span.line, error.span.column) == (7, 1)
+    assert "is not closed" not in error.message

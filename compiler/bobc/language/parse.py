@@ -499,8 +499,9 @@ _DECLARATION_KEYWORDS = _TOP_LEVEL | {"constructor", "field"}
 def _begins_line(text: str, offset: int) -> bool:
     """Only spaces or tabs stand before `offset` on its line.  A `field` or `constructor` that
     begins its line, met with a '(' open, is the next part of a family (the grammar has `field`
-    nowhere else, and `constructor` elsewhere only right after a '('), so that '(' lacks its ')'
-    (probe s43 fuzz finding F2), as when the next `def` or `family` meets it."""
+    nowhere else, and `constructor` elsewhere only right after a '('); when the file ends with a
+    '(' open too, that '(' lacks its ')' (probe s43 fuzz finding F2), as when the next `def` or
+    `family` meets it.  In a file whose parentheses all close, the line is what is out of place."""
     line_start = text.rfind("\n", 0, offset) + 1
     return not text[line_start:offset].strip(" \t")
 
@@ -675,7 +676,8 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
                               _token_span(path, token), hint=_RESERVED_HINT)
         if at_end or str(token) in _DECLARATION_KEYWORDS:
             unclosed = _unclosed_parentheses(text, offset)
-            if unclosed and (at_end or str(token) in _TOP_LEVEL or _begins_line(text, token.start_pos)):
+            if unclosed and (at_end or str(token) in _TOP_LEVEL
+                             or (_begins_line(text, token.start_pos) and _unclosed_parentheses(text, len(text)))):
                 return _unclosed_error(text, path, unclosed, token, at_end)
             unfinished = None if at_end or unclosed else \
                 _unfinished_declaration(text, path, token, error.expected)
