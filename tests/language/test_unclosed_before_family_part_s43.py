@@ -50,11 +50,20 @@ def test_a_keyword_after_an_open_parenthesis_mid_line_keeps_the_parsers_words():
     assert error.message.startswith("'field' is a keyword, not a name")
 
 
-def test_a_field_line_inside_a_form_whose_parentheses_close_is_not_called_an_open_parenthesis():
-    """A `field` line pasted inside an expression whose '(' are all closed later (the fuzzer
+
+@pytest.mark.parametrize("line, keyword", [("field unrestricted a : Nat", "field"),
+                                           ("def y : Nat = 1", "def"),
+                                           ("family G : Type 0", "family")])
+def test_a_declaration_line_inside_a_form_whose_parentheses_close_is_named_so(line, keyword):
+    """A declaration's line pasted inside an expression whose '(' all close later (the fuzzer
     duplicated a family's field line into an eliminate): no '(' lacks its ')', so the refusal is
-    at the `field` line, not "this '(' is not closed"."""
+    at that line and names the '(' around it and where it closes (probe s43 fuzz F8), not "this
+    '(' is not closed".  The places are counted in the text below: the '(' after `= ` on line 6
+    (column 15), its ')' on line 8 after `  b")" 1` (column 9: a ')' in a byte string or a
+    comment closes nothing)."""
     error = _refusal("module M\nfamily F : Type 0\nconstructor FValue\nfield unrestricted a : Nat\n"
-                     "end-family\ndef x : Nat = (f\nfield unrestricted a : Nat\n  1)\n")
+                     f"end-family\ndef x : Nat = (f -- (\n{line}\n  b\")\" 1)\n")
     assert (error.span.line, error.span.column) == (7, 1)
-    assert "is not closed" not in error.message
+    assert error.message == (f"'{keyword}' is a declaration's keyword, here inside the '(' at 6:15, "
+                             f"which closes only at 8:9")
+    assert "not closed" not in error.message

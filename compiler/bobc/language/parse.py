@@ -258,6 +258,31 @@ def _unclosed_parentheses(text: str, offset: int) -> list[int]:
     return open_at
 
 
+def _closing_parenthesis(text: str, start: int) -> int:
+    """The offset of the ')' that closes the '(' at `start` (comments and byte strings skipped as
+    _unclosed_parentheses skips them); the text's end when none does."""
+    depth = 0
+    i = start
+    while i < len(text):
+        char = text[i]
+        if char == "-" and text.startswith("--", i):
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
+            continue
+        if char == '"':
+            i += 1
+            while i < len(text) and text[i] not in '"\n':
+                i += 2 if text[i] == "\\" else 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return len(text)
+
+
 _STRING_RUN = re.compile(r'[^"\\\n]*')
 
 
@@ -499,9 +524,8 @@ _DECLARATION_KEYWORDS = _TOP_LEVEL | {"constructor", "field"}
 def _begins_line(text: str, offset: int) -> bool:
     """Only spaces or tabs stand before `offset` on its line.  A `field` or `constructor` that
     begins its line, met with a '(' open, is the next part of a family (the grammar has `field`
-    nowhere else, and `constructor` elsewhere only right after a '('); when the file ends with a
-    '(' open too, that '(' lacks its ')' (probe s43 fuzz finding F2), as when the next `def` or
-    `family` meets it.  In a file whose parentheses all close, the line is what is out of place."""
+    nowhere else, and `constructor` elsewhere only right after a '('), refused at the open '('
+    as when the next `def` or `family` meets it (probe s43 fuzz finding F2; _unclosed_error)."""
     line_start = text.rfind("\n", 0, offset) + 1
     return not text[line_start:offset].strip(" \t")
 
@@ -676,8 +700,7 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
                               _token_span(path, token), hint=_RESERVED_HINT)
         if at_end or str(token) in _DECLARATION_KEYWORDS:
             unclosed = _unclosed_parentheses(text, offset)
-            if unclosed and (at_end or str(token) in _TOP_LEVEL
-                             or (_begins_line(text, token.start_pos) and _unclosed_parentheses(text, len(text)))):
+            if unclosed and (at_end or str(token) in _TOP_LEVEL or _begins_line(text, token.start_pos)):
                 return _unclosed_error(text, path, unclosed, token, at_end)
             unfinished = None if at_end or unclosed else \
                 _unfinished_declaration(text, path, token, error.expected)
@@ -995,6 +1018,14 @@ def _unclosed_error(text: str, path: str, unclosed: list[int], token, at_end: bo
     """A '(' left open: reported at the innermost one still open (the likeliest to lack its
     ')'), saying where the parser noticed."""
     line, column = _position(text, unclosed[-1])
+    if not at_end and not _unclosed_parentheses(text, len(text)):
+        # every '(' closes later: the declaration line stands inside a form (a line pasted into
+        # an expression), and no '(' lacks its ')' (probe s43 fuzz F8)
+        closing = _position(text, _closing_parenthesis(text, unclosed[-1]))
+        return ParseError(f"'{token}' is a declaration's keyword, here inside the '(' at {line}:{column}, "
+                          f"which closes only at {closing[0]}:{closing[1]}", _token_span(path, token),
+                          hint="a declaration cannot stand inside an expression: move the line out of "
+                               "the form, or end the form before it")
     if at_end:
         met = "the file ends"
     else:
