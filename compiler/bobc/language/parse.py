@@ -944,6 +944,13 @@ def _form_shape(text: str, offset: int) -> str | None:
         return None
     match = re.match(r"\(\s*([A-Za-z-]+)", text[unclosed[-1]:unclosed[-1] + 40])
     shape = _FORM_SHAPES.get(match.group(1)) if match else None
+    if shape and match.group(1) == "branch":
+        around = re.match(r"\(\s*([A-Za-z-]+)", text[unclosed[-2]:unclosed[-2] + 40]) \
+            if len(unclosed) > 1 else None
+        if around is None or around.group(1) != "eliminate":
+            # the grammar has branch only among an eliminate's parts: outside one, `branch` is a
+            # name and its '.' unexpected (probe s43 fuzz: `eliminate` deleted)
+            return f"a branch stands only inside an eliminate: {_FORM_SHAPES['eliminate']}"
     return f"{match.group(1)} is written {shape}" if shape else None
 
 
