@@ -57,3 +57,22 @@ def test_a_module_path_without_its_import_is_said_as_such(text, place, after_def
 def test_a_name_alone_on_its_line_keeps_the_declaration_hint():
     error = _refusal("module M\nfoo\n")
     assert "`def foo : type = value`" in error.hint
+
+
+def test_a_word_glued_to_a_module_path_gets_the_module_line_hint():
+    """`module A.B((.C` (the fuzzer's parentheses right after the path): the same hint as with a
+    space between, not "to apply B" (probe s43 fuzz finding F3)."""
+    error = _refusal("module A.B((.C\n")
+    assert (error.span.line, error.span.column) == (1, 11)
+    assert error.hint.startswith("the module line holds only the module's dotted name")
+
+
+def test_a_module_path_without_its_module_keyword_is_said_as_such():
+    """A file that begins with a dotted path (`Model.Config`, its `module` deleted) lacks the
+    keyword: it is no misspelt `module`, though difflib finds 'model' close to 'module'
+    (probe s43 fuzz finding F10: "did you mean `module` (keywords are lower case)?")."""
+    error = _refusal(" Model.Config\nimport Std.Natural\n")
+    assert (error.span.line, error.span.column) == (1, 2)
+    assert error.message.startswith("this file has no module line: it begins with the module path "
+                                    "'Model.Config' without the keyword `module`")
+    assert "keywords are lower case" not in error.hint

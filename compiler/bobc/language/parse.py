@@ -661,16 +661,25 @@ class MissingModuleLine(ParseError):
     name the file must declare, replaces the hint with it (modules.py)."""
 
 
-def _missing_module_line(token, path: str) -> ParseError:
+def _missing_module_line(token, path: str, text: str = "") -> ParseError:
     import difflib
 
     word = str(token)
-    typo = word != "module" and difflib.get_close_matches(word.lower(), ["module"], cutoff=0.7)
+    # a dotted path first (`Model.Config`: its keyword left out) is no misspelt `module`, however
+    # like it its first part reads (probe s43 fuzz finding F10)
+    dotted = _DOTTED_LINE.match(text, token.start_pos) if text else None
+    path_first = dotted is not None and dotted.start(1) == token.start_pos
+    typo = (word != "module" and not path_first
+            and difflib.get_close_matches(word.lower(), ["module"], cutoff=0.7))
     hint = module_line_hint(path)
     if typo:
         hint = f"did you mean `module` (keywords are lower case)? {hint}"
-    message = (f"the file's first word '{_shown(word)}' is not the keyword `module`" if typo else
-               f"this file has no module line: it begins with '{_shown(word)}'")
+    if path_first:
+        message = (f"this file has no module line: it begins with the module path "
+                   f"'{_shown(dotted.group(1))}' without the keyword `module`")
+    else:
+        message = (f"the file's first word '{_shown(word)}' is not the keyword `module`" if typo else
+                   f"this file has no module line: it begins with '{_shown(word)}'")
     return MissingModuleLine(f"{message}, where `module NAME` must come first",
                              _token_span(path, token), hint=hint)
 
@@ -716,7 +725,7 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
                     or hint)
             return ParseError(f"the file ends too early: expected {expected}", span, hint=hint)
         if _code_before(text, token.start_pos)[1] == "":
-            return _missing_module_line(token, path)
+            return _missing_module_line(token, path, text)
         if _code_before(text, token.start_pos)[1] == "Type" and not at_end:
             # `Type` alone: a universe needs its level (docs/language.md: `Type n : Type n+1`)
             start = _code_before(text, token.start_pos)[0]
@@ -869,7 +878,7 @@ def _not_a_form(text: str, offset: int) -> str | None:
 _GLUED_COMMENT = re.compile(r"[A-Za-z0-9_']--")
 
 
-_PATH_LINE = re.compile(r"[ \t]*(module|import)[ \t]+[A-Za-z_][A-Za-z0-9_'.-]*[ \t]+")
+_PATH_LINE = re.compile(r"[ \t]*(module|import)[ \t]+[A-Za-z_][A-Za-z0-9_'.-]*[ \t]*")
 
 
 def _after_module_path(text: str, offset: int) -> str | None:
