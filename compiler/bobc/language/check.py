@@ -34,6 +34,12 @@ from .values import (
 )
 
 
+def _shown_name(name: str) -> str:
+    from .suggest import shown_name
+
+    return shown_name(name)
+
+
 class TypeCheckError(BobcError):
     """A plan that is not well typed, or a proof that does not hold."""
 
@@ -119,7 +125,9 @@ class Checker:
         span = getattr(term, "span", None)
         if span is None and self.current is not None:
             span = self.current.span
-        where = f"in {self.current.name}: " if self.current is not None else ""
+        # the definition's name cut as every name a message shows (suggest.shown_name): a type
+        # error in a definition of a 100,000-character name is a few lines (probe s43 fuzz F1)
+        where = f"in {_shown_name(self.current.name)}: " if self.current is not None else ""
         return TypeCheckError(where + message, span, hint=hint)
 
     @staticmethod

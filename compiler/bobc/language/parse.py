@@ -20,6 +20,15 @@ from . import limits
 from . import syntax as s
 
 
+def _shown(word) -> str:
+    """A word of the text (a token, a name) as a message quotes it: a long one cut to its beginning
+    and its length (suggest.shown_name), so that one error stays a few lines whatever the text
+    holds (docs/limits.md; probe s43 fuzz finding F1: a 100,000-character name printed whole)."""
+    from .suggest import shown_name
+
+    return shown_name(str(word))
+
+
 class ParseError(BobcError):
     """The text is not a module of the plan language."""
 
@@ -207,7 +216,7 @@ def _malformed_number(text: str, start: int, path: str) -> ParseError | None:
         hint = ("a natural is decimal digits (42) or 0x and hexadecimal digits (0x2a); a name "
                 "may not begin with a digit; separate two items with a space")
     line, column = _position(text, start)
-    return ParseError(f"'{word}' is not a natural number literal",
+    return ParseError(f"'{_shown(word)}' is not a natural number literal",
                       Span(path, line, column, line, column + len(word)), hint=hint)
 
 
@@ -247,6 +256,31 @@ def _unclosed_parentheses(text: str, offset: int) -> list[int]:
             open_at.pop()
         i += 1
     return open_at
+
+
+def _closing_parenthesis(text: str, start: int) -> int:
+    """The offset of the ')' that closes the '(' at `start` (comments and byte strings skipped as
+    _unclosed_parentheses skips them); the text's end when none does."""
+    depth = 0
+    i = start
+    while i < len(text):
+        char = text[i]
+        if char == "-" and text.startswith("--", i):
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
+            continue
+        if char == '"':
+            i += 1
+            while i < len(text) and text[i] not in '"\n':
+                i += 2 if text[i] == "\\" else 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return len(text)
 
 
 _STRING_RUN = re.compile(r'[^"\\\n]*')
@@ -383,7 +417,7 @@ class _Build(Transformer):
     def multiplicity(self, meta, children):
         token = children[0]
         if str(token) not in s.MULTIPLICITIES:
-            raise ParseError(f"'{token}' is not a multiplicity", self._tok(token),
+            raise ParseError(f"'{_shown(token)}' is not a multiplicity", self._tok(token),
                              hint="write unrestricted (or 0 for erased, 1 for linear)")
         return str(token)
 
@@ -487,6 +521,15 @@ _RESERVED_HINT = ("def, family, end-family, constructor, field, in, Type, import
 _DECLARATION_KEYWORDS = _TOP_LEVEL | {"constructor", "field"}
 
 
+def _begins_line(text: str, offset: int) -> bool:
+    """Only spaces or tabs stand before `offset` on its line.  A `field` or `constructor` that
+    begins its line, met with a '(' open, is the next part of a family (the grammar has `field`
+    nowhere else, and `constructor` elsewhere only right after a '('), refused at the open '('
+    as when the next `def` or `family` meets it (probe s43 fuzz finding F2; _unclosed_error)."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    return not text[line_start:offset].strip(" \t")
+
+
 def _keyword_as_name(token, expected, text: str) -> bool:
     """`token` is a reserved word where the parser could have taken a name, and it is not the
     first word of its line (there a declaration keyword begins the next declaration, and
@@ -557,7 +600,7 @@ def _unfinished_declaration(text: str, path: str, token, expected) -> ParseError
     there = Span(path, line, column, line, column + max(len(last), 1))
     met = f"after it comes '{keyword}' at {token.line}:{token.column}, which begins the next declaration"
     declaration = _last_declaration(text, start)
-    named = f"the {declaration[0]} {declaration[1]}" if declaration else "the declaration"
+    named = f"the {declaration[0]} {_shown(declaration[1])}" if declaration else "the declaration"
     if last == "=":
         return ParseError(f"{named} has no value after its '=': {met}", there,
                           hint="write the value (one expression) after the '=', or delete the "
@@ -577,19 +620,22 @@ def _unfinished_declaration(text: str, path: str, token, expected) -> ParseError
     return None                         # the parser's own words, at the keyword
 
 
-def _acceptable(error: lark.exceptions.UnexpectedToken) -> set:
+def _acceptable(error: lark.exceptions.UnexpectedToken | lark.exceptions.UnexpectedCharacters) -> set:
     """The terminals the parser could take where it stopped.  A keyword where the state's lexer
     took none (a keyword is never a NAME) is met before the parser reduces what it holds, so
     lark's expected set is the state's lookahead, merged over every context (')' and '=' after
     a top-level definition's last natural); the parser's own accepts() performs the reductions
     first and keeps only what may really follow."""
     parser = getattr(error, "interactive_parser", None)
+    # an unexpected character (UnexpectedCharacters) has the lexer's terminals for the state
+    own = ((error.allowed or set()) if isinstance(error, lark.exceptions.UnexpectedCharacters)
+           else error.expected)
     if error.token_history is None or parser is None:
-        return error.expected               # the parser's own refusal: after its reductions
+        return own                          # the parser's own refusal: after its reductions
     try:
-        return parser.accepts() or error.expected
+        return parser.accepts() or own
     except Exception:                       # pragma: no cover - lark's internals: keep its set
-        return error.expected
+        return own
 
 
 def module_line_hint(path: str) -> str:
@@ -615,16 +661,25 @@ class MissingModuleLine(ParseError):
     name the file must declare, replaces the hint with it (modules.py)."""
 
 
-def _missing_module_line(token, path: str) -> ParseError:
+def _missing_module_line(token, path: str, text: str = "") -> ParseError:
     import difflib
 
     word = str(token)
-    typo = word != "module" and difflib.get_close_matches(word.lower(), ["module"], cutoff=0.7)
+    # a dotted path first (`Model.Config`: its keyword left out) is no misspelt `module`, however
+    # like it its first part reads (probe s43 fuzz finding F10)
+    dotted = _DOTTED_LINE.match(text, token.start_pos) if text else None
+    path_first = dotted is not None and dotted.start(1) == token.start_pos
+    typo = (word != "module" and not path_first
+            and difflib.get_close_matches(word.lower(), ["module"], cutoff=0.7))
     hint = module_line_hint(path)
     if typo:
         hint = f"did you mean `module` (keywords are lower case)? {hint}"
-    message = (f"the file's first word '{word}' is not the keyword `module`" if typo else
-               f"this file has no module line: it begins with '{word}'")
+    if path_first:
+        message = (f"this file has no module line: it begins with the module path "
+                   f"'{_shown(dotted.group(1))}' without the keyword `module`")
+    else:
+        message = (f"the file's first word '{_shown(word)}' is not the keyword `module`" if typo else
+                   f"this file has no module line: it begins with '{_shown(word)}'")
     return MissingModuleLine(f"{message}, where `module NAME` must come first",
                              _token_span(path, token), hint=hint)
 
@@ -654,7 +709,7 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
                               _token_span(path, token), hint=_RESERVED_HINT)
         if at_end or str(token) in _DECLARATION_KEYWORDS:
             unclosed = _unclosed_parentheses(text, offset)
-            if unclosed and (at_end or str(token) in _TOP_LEVEL):
+            if unclosed and (at_end or str(token) in _TOP_LEVEL or _begins_line(text, token.start_pos)):
                 return _unclosed_error(text, path, unclosed, token, at_end)
             unfinished = None if at_end or unclosed else \
                 _unfinished_declaration(text, path, token, error.expected)
@@ -670,12 +725,12 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
                     or hint)
             return ParseError(f"the file ends too early: expected {expected}", span, hint=hint)
         if _code_before(text, token.start_pos)[1] == "":
-            return _missing_module_line(token, path)
+            return _missing_module_line(token, path, text)
         if _code_before(text, token.start_pos)[1] == "Type" and not at_end:
             # `Type` alone: a universe needs its level (docs/language.md: `Type n : Type n+1`)
             start = _code_before(text, token.start_pos)[0]
             line, column = _position(text, start)
-            return ParseError(f"'Type' needs its universe level, a natural number, before '{token}'",
+            return ParseError(f"'Type' needs its universe level, a natural number, before '{_shown(token)}'",
                               Span(path, line, column, line, column + 4),
                               hint="write `Type 0` for the types of values (Nat, Bytes, a family of "
                                    "them), `Type 1` for the types of those")
@@ -686,18 +741,22 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
             hint = ("this ')' closes no '(': every '(' before it is closed already; delete it, or "
                     "write the '(' it was meant to close")
         else:
-            hint = (_colon_equals(text, offset, token) or _glued_comment(text, offset)
+            hint = (_after_module_path(text, offset) or _bare_module_path(text, offset, error.expected)
+                    or _colon_equals(text, offset, token)
+                    or _glued_comment(text, offset)
                     or _misspelt_keyword(token, error.expected)
                     or _not_a_form(text, offset)
                     or (_unterminated_family(text, offset, error.expected)
                         if str(token) in _TOP_LEVEL else None)
                     or _form_shape(text, offset) or _field_shape(text, offset)
                     or _bare_form(text, offset, token, error.expected))
-        return ParseError(f"unexpected '{token}': expected {expected}", _token_span(path, token),
+        return ParseError(f"unexpected '{_shown(token)}': expected {expected}", _token_span(path, token),
                           hint=hint)
     if isinstance(error, lark.exceptions.UnexpectedCharacters):
         char = text[error.pos_in_stream] if error.pos_in_stream < len(text) else "?"
-        expected = _expected_words(error.allowed or [])
+        # what the parser could take there, not the lexer's terminals for its state (merged over
+        # every context: `1é` at a definition's end listed '(', '=', 'field', ...; probe s43 fuzz F7)
+        expected = _expected_words(_acceptable(error))
         hint = None
         if char == _BYTE_ORDER_MARK:
             hint = "a byte order mark (U+FEFF) is accepted only as a file's first character"
@@ -800,7 +859,7 @@ def _misspelt_keyword(token, expected) -> str | None:
     if close:
         return f"did you mean `{close[0]}`?"
     if "def" in keywords:
-        return (f"a declaration at the start of a line begins with a keyword: `def {token} : type = value`, "
+        return (f"a declaration at the start of a line begins with a keyword: `def {_shown(token)} : type = value`, "
                 f"or `family`")
     return None
 
@@ -817,6 +876,41 @@ def _not_a_form(text: str, offset: int) -> str | None:
 
 
 _GLUED_COMMENT = re.compile(r"[A-Za-z0-9_']--")
+
+
+_PATH_LINE = re.compile(r"[ \t]*(module|import)[ \t]+[A-Za-z_][A-Za-z0-9_'.-]*[ \t]*")
+
+
+def _after_module_path(text: str, offset: int) -> str | None:
+    """Something after the dotted name of a `module` or `import` line, on that line (`import
+    Std.Natural Std.Word`): the line holds one module's name.  Without this the hint read the
+    path's last part as a function to apply ("to apply Natural, write the application in
+    parentheses"), though no definition is there (probe s43 fuzz finding F3)."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    line = _PATH_LINE.fullmatch(text, line_start, offset)
+    if line is None:
+        return None
+    if line.group(1) == "import":
+        return "an import line names one module: write `import A.B.C` on a line of its own for each module"
+    return ("the module line holds only the module's dotted name (module A.B.C); begin the imports and "
+            "declarations on lines of their own")
+
+
+_DOTTED_LINE = re.compile(r"[ \t]*([A-Za-z_][A-Za-z0-9_'-]*(?:\.[A-Za-z_][A-Za-z0-9_'-]*)+)[ \t]*(?:--[^\n]*)?")
+
+
+def _bare_module_path(text: str, offset: int, expected) -> str | None:
+    """A dotted module path alone on its line (`Std.Natural`, its `import` left out): said as
+    such, where the hint read its first part as a definition's name (`def Std : type = value`;
+    probe s43 fuzz finding F6)."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    line_end = text.find("\n", offset)
+    line = _DOTTED_LINE.fullmatch(text, line_start, len(text) if line_end < 0 else line_end)
+    if line is None or line.start(1) != offset:
+        return None
+    where = ("" if "'import'" in {_describe_terminal(n) for n in expected} else
+             ", right after the module line (imports come before any def or family)")
+    return f"a module path alone on its line: an import is written `import {_shown(line.group(1))}`{where}"
 
 
 def _colon_equals(text: str, offset: int, token) -> str | None:
@@ -859,6 +953,13 @@ def _form_shape(text: str, offset: int) -> str | None:
         return None
     match = re.match(r"\(\s*([A-Za-z-]+)", text[unclosed[-1]:unclosed[-1] + 40])
     shape = _FORM_SHAPES.get(match.group(1)) if match else None
+    if shape and match.group(1) == "branch":
+        around = re.match(r"\(\s*([A-Za-z-]+)", text[unclosed[-2]:unclosed[-2] + 40]) \
+            if len(unclosed) > 1 else None
+        if around is None or around.group(1) != "eliminate":
+            # the grammar has branch only among an eliminate's parts: outside one, `branch` is a
+            # name and its '.' unexpected (probe s43 fuzz: `eliminate` deleted)
+            return f"a branch stands only inside an eliminate: {_FORM_SHAPES['eliminate']}"
     return f"{match.group(1)} is written {shape}" if shape else None
 
 
@@ -919,13 +1020,13 @@ def _bare_form(text: str, offset: int, token, expected) -> str | None:
     while before > 0 and text[before - 1].isspace():
         before -= 1
     if word in _FORM_SHAPES and word != "family" and (before == 0 or text[before - 1] != "("):
-        return (f"{word} begins a form, and forms are written in parentheses: "
+        return (f"{_shown(word)} begins a form, and forms are written in parentheses: "
                 f"{_FORM_SHAPES[word]}")
     words = {_describe_terminal(n) for n in expected}
     if word and word not in RESERVED_WORDS and "'def'" in words and str(token) not in _TOP_LEVEL and token.line == \
             _position(text, start)[0]:
-        return (f"a definition's value is one expression; to apply {word}, write the "
-                f"application in parentheses: ({word} argument ...)")
+        return (f"a definition's value is one expression; to apply {_shown(word)}, write the "
+                f"application in parentheses: ({_shown(word)} argument ...)")
     return None
 
 
@@ -933,6 +1034,14 @@ def _unclosed_error(text: str, path: str, unclosed: list[int], token, at_end: bo
     """A '(' left open: reported at the innermost one still open (the likeliest to lack its
     ')'), saying where the parser noticed."""
     line, column = _position(text, unclosed[-1])
+    if not at_end and not _unclosed_parentheses(text, len(text)):
+        # every '(' closes later: the declaration line stands inside a form (a line pasted into
+        # an expression), and no '(' lacks its ')' (probe s43 fuzz F8)
+        closing = _position(text, _closing_parenthesis(text, unclosed[-1]))
+        return ParseError(f"'{token}' is a declaration's keyword, here inside the '(' at {line}:{column}, "
+                          f"which closes only at {closing[0]}:{closing[1]}", _token_span(path, token),
+                          hint="a declaration cannot stand inside an expression: move the line out of "
+                               "the form, or end the form before it")
     if at_end:
         met = "the file ends"
     else:

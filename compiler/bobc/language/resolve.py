@@ -47,6 +47,14 @@ def _where(thing) -> str:
     return f"{thing.module} ({thing.span})"
 
 
+def _shown(name: str) -> str:
+    """A name as a refusal shows it: a long one cut to its beginning and its length
+    (suggest.shown_name; probe s43 fuzz finding F1)."""
+    from .suggest import shown_name
+
+    return shown_name(name)
+
+
 def declare(module: s.Module) -> ModuleScope:
     """Create the (empty) declarations of one module, refusing duplicates within it."""
     scope = ModuleScope(module)
@@ -60,7 +68,7 @@ def declare(module: s.Module) -> ModuleScope:
         previous = table.get(declaration.name)
         if previous is not None:
             kind = "definition" if isinstance(declaration, s.Definition) else "family"
-            raise ScopeError(f"{kind} {declaration.name} is declared twice in {module.name} "
+            raise ScopeError(f"{kind} {_shown(declaration.name)} is declared twice in {module.name} "
                              f"(first at {previous.span})", declaration.span,
                              hint="rename one of them")
         table[declaration.name] = made
@@ -84,7 +92,7 @@ def link_visibility(scope: ModuleScope, scopes: dict[str, ModuleScope]):
                     else:
                         span, hint = imported.span, "rename one of them in its module"
                     raise ScopeError(
-                        f"{kind} {name} is defined twice among the modules {scope.name} sees: "
+                        f"{kind} {_shown(name)} is defined twice among the modules {scope.name} sees: "
                         f"in {_where(previous)} and in {_where(thing)}", span, hint=hint)
 
 
@@ -136,7 +144,27 @@ class Resolver:
                 close = closest(name, candidates)
                 if close:
                     hint = f"did you mean {' or '.join(close)}? " + hint
+                if table_name == "definitions":
+                    hint = (self._hyphen_hint(name, [*names, *candidates]) or "") + hint
         return ScopeError(f"unknown {what} {shown}", span, hint=hint)
+
+    @staticmethod
+    def _hyphen_hint(name: str, visible) -> str | None:
+        """`x-1` or `a-b` where x (a) is a name in scope and 1 (b) a natural or a name in scope: a
+        name may hold '-' between its parts (grammar.lark's NAME: nat-add), so this is one unknown
+        name, not a subtraction (probe s43 fuzz finding F5)."""
+        if "-" not in name:
+            return None
+        seen = set(visible)
+        for at in range(name.find("-"), len(name)):
+            if name[at] != "-":
+                continue
+            left, right = name[:at], name[at + 1:]
+            if left in seen and (right.isdigit() or right in seen):
+                return (f"{name} is one name (a name may hold '-' between its parts, as nat-add "
+                        f"does), not {left} minus {right}: to subtract, write (nat-subtract {left} "
+                        f"{right}), which gives 0 when {right} > {left}; ")
+        return None
 
     def _heads_a_form(self, span: Span) -> bool:
         """Whether the name at `span` comes right after a '(' (blanks between) in its module's
@@ -196,8 +224,8 @@ class Resolver:
     def constructor(family: c.FamilyDeclaration, name: str, span: Span):
         found = family.by_name.get(name)
         if found is None:
-            names = ", ".join(x.name for x in family.constructors) or "none"
-            raise ScopeError(f"family {family.name} has no constructor {name}", span,
+            names = ", ".join(_shown(x.name) for x in family.constructors) or "none"
+            raise ScopeError(f"family {_shown(family.name)} has no constructor {_shown(name)}", span,
                              hint=f"its constructors: {names}")
         return found
 
@@ -396,8 +424,8 @@ class Resolver:
         for parameter in surface.parameters:
             if parameter.name in names:
                 first = surface.parameters[names.index(parameter.name)].span
-                raise ScopeError(f"parameter {parameter.name} is declared twice in family "
-                                 f"{family.name}", parameter.span,
+                raise ScopeError(f"parameter {_shown(parameter.name)} is declared twice in family "
+                                 f"{_shown(family.name)}", parameter.span,
                                  hint=f"the first is at {first}; give each parameter its own name")
             family.parameters.append(c.FieldDeclaration(
                 parameter.multiplicity, parameter.name, self.term(parameter.type, names),
@@ -406,8 +434,8 @@ class Resolver:
         family.sort = self.term(surface.sort, names)
         for index, ctor_surface in enumerate(surface.constructors):
             if ctor_surface.name in family.by_name:
-                raise ScopeError(f"constructor {ctor_surface.name} is declared twice in family "
-                                 f"{family.name}", ctor_surface.span)
+                raise ScopeError(f"constructor {_shown(ctor_surface.name)} is declared twice in family "
+                                 f"{_shown(family.name)}", ctor_surface.span)
             ctor = c.ConstructorDeclaration(family, ctor_surface.name, index, ctor_surface.span)
             ctor.field_names = tuple(f.name for f in ctor_surface.fields)
             family.constructors.append(ctor)
@@ -420,8 +448,8 @@ class Resolver:
             seen = set()
             for field in ctor_surface.fields:
                 if field.name in seen:
-                    raise ScopeError(f"field {field.name} is declared twice in constructor "
-                                     f"{ctor.name}", field.span)
+                    raise ScopeError(f"field {_shown(field.name)} is declared twice in constructor "
+                                     f"{_shown(ctor.name)}", field.span)
                 seen.add(field.name)
                 ctor.fields.append(c.FieldDeclaration(field.multiplicity, field.name,
                                                       self.term(field.type, local), field.span))
