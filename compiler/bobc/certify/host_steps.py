@@ -100,7 +100,62 @@ def check_host_steps(plan: Plan, target=None, folders=(), contracts=None, images
         _publication_updates(host.steps, plan.checkpoint.updates_per_invocation, out)
         _checkpoint_homes(plan, host.steps, plan.checkpoint.payload_bytes, out, contracts=contracts)
         _request_split(host.steps, plan.checkpoint.updates_per_invocation, out)
+    _arena_writes(plan, out)
     return out
+
+
+def _arena_writes(plan: Plan, out: list[Finding]) -> None:
+    """Each byte a host step writes into the device arena's window (a Read of the input record or
+    checkpoint, a Fill) lies in one of the arena's residents (a step may span adjacent ones: one
+    checkpoint read may fill parameters and optimizer state together): the kernels touch residents
+    only (the certifier holds every pointer to one), so bytes placed in no resident are never a
+    tensor a kernel reads -- an input record read at another resident's address, or 16 bytes on,
+    trained on zeros and exited 0 (probe s43 newuser8)."""
+    windows = plan.arena.windows
+    residents = sorted(plan.arena.globals, key=lambda r: r.address)
+    if not windows or not residents:
+        return
+    seen: set = set()
+    # a step refused already (a read past the record, into a machine buffer...) is not named twice
+    named = {f.message for f in out if f.kind == "host-step"}
+    for name, step in _every_step(plan.host.steps):
+        if any(message.startswith(f"the host's {name} ") for message in named):
+            continue
+        for what, address, size in _writes(step):
+            if not size or (address, size) in seen:
+                continue
+            if not any(w.address < address + size and address < w.address + w.size for w in windows):
+                continue                # not the arena's bytes: a staging buffer's, the host's own
+            gap = _first_uncovered(address, address + size, residents)
+            if gap is None:
+                continue
+            seen.add((address, size))
+            low, high = gap
+            before = [r for r in residents if r.address + r.size <= low]
+            after = [r for r in residents if r.address >= high]
+            near = (f"after resident {before[-1].name} {span(before[-1].address, before[-1].size)}" if before else
+                    f"before resident {after[0].name} {span(after[0].address, after[0].size)}")
+            out.append(Finding("host-step", f"the host's {name} {what}writes {span(address, size)} "
+                                            f"({size:,} bytes) into the arena, and {span(low, high - low)} "
+                                            f"({high - low:,} bytes, {near}) of it lie in no resident: a "
+                                            f"kernel reads its tensors from residents only",
+                               step.at,
+                               "give the step a resident's address and at most its size (or declare the "
+                               "resident the bytes are for)"))
+
+
+def _first_uncovered(low: int, high: int, residents) -> tuple[int, int] | None:
+    """The first run of [low, high) that no resident (sorted by address) covers, or None."""
+    at = low
+    for r in residents:
+        if r.address + r.size <= at:
+            continue
+        if r.address > at:
+            return at, min(r.address, high)
+        at = r.address + r.size
+        if at >= high:
+            return None
+    return (at, high) if at < high else None
 
 
 # the buffers that hold the machine's own images and channel (certify/buffers.py's command

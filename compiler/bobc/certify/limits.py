@@ -270,6 +270,8 @@ def _fills(plan: Plan, out) -> None:
         if not 0 <= fill.step <= STEP_LIMIT:
             out.append(Finding("limit", f"fill {index}'s step is {shown(fill.step)}: outside 0..{STEP_LIMIT:,}, the "
                                         f"host's u32 step ({doc('limits.md')})", place(fill, "step")))
+        elif fill.encoding == "word32":
+            _fresh_word32(index, fill, out)
         if isinstance(fill.offset, int) and fill.offset >= 0 and fill.offset % fill.width:
             # a kernel reads its 32-bit scalars at multiples of 4 (LDC), so four bytes from elsewhere
             # are half of one scalar and half of the next, neither of them the fill's value
@@ -305,6 +307,31 @@ def _fills(plan: Plan, out) -> None:
         if overrun:
             out.append(Finding("limit", f"fill {index} {overrun}: give an offset below "
                                         f"{launch.parameter_bytes - base - fill.width + 1}", place(fill, "offset")))
+
+
+def _fresh_word32(index: int, fill, out) -> None:
+    """A word32 fill whose value at a fresh run's global step (no --checkpoint: input step 0, so
+    t = the fill's step) is no natural below 2^32: every invocation without a checkpoint -- the
+    first train of all -- would stop at it, the C host's internal error (exit 1, a line that names
+    no fill), so it is refused here, at the fill (probe s43 newuser8).  The value is the one the
+    hosts compute (encoded_fill, runtime_c/plan_fill.c bobc_fill_bytes); a value that fails only
+    at later steps depends on the input checkpoint and is still the run's refusal."""
+    from ..plan.host import FillValueError, ScalarProgramError, encoded_fill, printf_17g
+
+    try:
+        value = fill.value.evaluate(fill.step)
+        encoded_fill("word32", value, fill.step)
+    except ScalarProgramError:
+        return                  # (a Scalar's own program always leaves one value)
+    except FillValueError:
+        out.append(Finding("plan", f"fill {index}'s value at a fresh run's step t = {fill.step} is "
+                                   f"{printf_17g(value)}, which its word32 encoding cannot hold (a "
+                                   f"natural below 2^32): every run without --checkpoint would stop "
+                                   f"there with the host's internal error, exit 1",
+                           place(fill, "value") or place(fill, "launch"),
+                           "encode a fractional or negative value as NvidiaPlanHostEncodeBinary32, or give "
+                           "the word32 fill a program whose value is a whole number 0..4294967295 at every "
+                           f"step ({doc('host-steps.md')}, \"Fills, records, initializers\")"))
 
 
 def _unrolled(steps, out, depth: int = 0) -> int:
