@@ -7,10 +7,12 @@ quotient), which it refused as "a rounding modifier".
 The two MUFU functions are modelled as the PTX ISA describes rcp.approx.ftz.f64 (which ptxas compiles to a
 lone MUFU.RCP64H, as rsqrt.approx.ftz.f64 to a lone MUFU.RSQ64H): the operand's high word read as a binary64
 with a zero low word, an approximation of the result placed in the high word, subnormals flushed.  NVIDIA
-publishes no table for them; the simulator's word (executor._mufu64h) is one within 2^-20 of the exact value,
-and ptxas's Newton iterations turn any such start into the correctly rounded quotient, reciprocal and root --
-which is what these tests hold the simulator to, whatever the start's bits.  tests/gpu/test_sim_probes_gpu.py
-runs the same kernels on the GPU and records the hardware's MUFU words beside the simulator's.
+publishes no table for them; the simulator's word (executor._mufu64h) is the exact value cut to its high word
+(never above it, within 2^-20), and from it ptxas's Newton iterations give the correctly rounded quotient,
+reciprocal and root -- which is what these tests hold the simulator to.  The seed's accuracy matters: a seed
+3 * 2^-20 low makes ptxas's rcp.rn.f64(3.9999999999999996) 0.25, one ulp low (SPECIAL holds that operand and
+2^1023 / MAX, which a seed one unit off at random breaks for div.rn).  tests/gpu/test_sim_probes_gpu.py runs
+the same kernels on the GPU and records the hardware's MUFU words beside the simulator's.
 
 Each kernel is ptxas's -O3 cubin of a small PTX kernel, run with the control-code checker on, but for those it
 refuses (CHECKER_REFUSES: false refusals of ptxas's code, left to the checker's owner).  sm_90's div.rn.f64 slow
@@ -60,7 +62,8 @@ def run(name: str, arch: str, body: str, words: np.ndarray, tmp_path, check_haza
 # ----------------------------------------------------------------- operands
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 3.0, 7.0, 0.1, 1 / 3, 2.0, 0.5, 1e308, -1e308, 1.7976931348623157e308, 2.0 ** -1022,
            2.0 ** -1023, 5e-324, -5e-324, 2.2250738585072009e-308, 1e-300, 1e300, 2.0 ** 1023, 2.0 ** -1074 * 3,
-           math.inf, -math.inf, math.nan, 4.0, 9.0, 1e-320, 2.0 ** 511, 2.0 ** -537, 6.0, 1.5]
+           math.inf, -math.inf, math.nan, 4.0, 9.0, 1e-320, 2.0 ** 511, 2.0 ** -537, 6.0, 1.5,
+           3.9999999999999996, 1.9999999999999998]               # near ties of 1 / b, 1 / 2^-1022 ...
 
 
 def operands(count: int, seed: int) -> np.ndarray:
@@ -212,6 +215,22 @@ def test_f64_division_paths(arch, name, tmp_path, needs_ptxas):
     got = run(name, arch, DEFINITIONS[name][0], words, tmp_path, check_hazards=(arch, name) not in CHECKER_REFUSES)
     bad = same_doubles(got, expected(name, words), f"{arch} {name}", words)
     assert not bad, f"{len(bad)} of {words.shape[1]} wrong\n" + "\n".join(bad[:8])
+
+
+def test_a_coarser_seed_breaks_rcp_rn(tmp_path, monkeypatch, needs_ptxas):
+    """The seed's accuracy is not free: with MUFU.RCP64H's word 3 units (3 * 2^-20) low, ptxas's rcp.rn.f64 gives
+    0.25 for 1 / 3.9999999999999996, whose IEEE result is 0.25 + 2^-54 rounded up to 0x3fd0000000000001 (exact
+    rationals) -- so these operands catch a model coarser than the simulator's."""
+    import bobc.sim.executor as executor
+    exact = executor._mufu64h
+    coarse = lambda function, high: np.where((exact(function, high) & 0x7FF00000) % 0x7FF00000 != 0,  # noqa: E731
+                                             exact(function, high) - np.uint32(3), exact(function, high)).astype(np.uint32)
+    monkeypatch.setattr(executor, "_mufu64h", coarse)
+    words = operands(2048, 43)
+    got = run("rcp_rn", "sm_86", DEFINITIONS["rcp_rn"][0], words, tmp_path, check_hazards=False)
+    bad = same_doubles(got, expected("rcp_rn", words), "coarse", words)
+    assert any("a=" in line and "3.9999999999999996" in line.split(" b=")[0] and "got 3fd0000000000000" in line
+               for line in bad)
 
 
 def rsqrt_approx_faults(words: np.ndarray, got: np.ndarray) -> list[str]:
