@@ -183,9 +183,9 @@ def test_s42_divisions_store_the_ieee_results(folder, name, which):
 # binary64 exponent against the exact-rational IEEE 754 results that file holds the simulator to, and the raw
 # MUFU.RCP64H / MUFU.RSQ64H (rcp.approx.ftz.f64, rsqrt.approx.ftz.f64) and rsqrt.approx.f64, whose hardware bits
 # NVIDIA does not publish: asserted only what the PTX ISA fixes (approximation_faults(bound=False) and
-# rsqrt_approx_faults), and the GPU's words written beside the simulator's model (simulator_words) to NAN_BITS_LOG
-# (else printed), with the GPU words outside the simulator's 2^-20 bound, so the model can be checked against
-# the hardware.  ptxas's cubins only.
+# rsqrt_approx_faults(bound=False): the special values), and the GPU's words written beside the simulator's model
+# (simulator_words) to NAN_BITS_LOG (else printed), with those outside the simulator's bounds (2^-20 for the MUFU
+# words, 2^-50 for rsqrt.approx.f64), so the model can be checked against the hardware.  ptxas's cubins only.
 from tests.sass import test_f64_division_s43 as f64div  # noqa: E402
 
 S43 = f64div.sm90_cases()
@@ -205,8 +205,16 @@ def test_s43_f64_divisions_store_the_ieee_results(folder, name):
         assert not bad, f"{len(bad)} of {n} threads differ from IEEE 754:\n" + "\n".join(bad[:8])
         return
     if name == "f64_rsqrt_approx":
-        bad = f64div.rsqrt_approx_faults(words, got)
-        assert not bad, f"GPU {name}:\n" + "\n".join(bad[:8])
+        beyond = f64div.rsqrt_approx_faults(words, got)
+        record = f"== {name} (ptxas): {len(beyond)} GPU results beyond the simulator's 2^-50\n" + "\n".join(beyond) + "\n"
+        named = os.environ.get("NAN_BITS_LOG")
+        if named:
+            with open(named, "a") as log:
+                log.write(record)
+        else:
+            print(record)
+        bad = f64div.rsqrt_approx_faults(words, got, bound=False)
+        assert not bad, f"GPU {name} != the PTX ISA's rsqrt.approx.f64 specials:\n" + "\n".join(bad[:8])
         return
     short = name[len("f64_"):]
     model = f64div.simulator_words(short, words)
