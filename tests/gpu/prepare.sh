@@ -138,6 +138,11 @@ for name, (ptx, _, _, _, assembles) in sorted(s42_division_cases().items()):
         both(f"{d}/{name}.ptx", name)
     else:
         subprocess.run([ptxas(), "-arch=sm_90", "-O3", f"{d}/{name}.ptx", "-o", f"{d}/{name}.ptxas.cubin"], check=True)
+# probe s43 f64div's binary64 division / sqrt / MUFU.*64H kernels (tests/sass/test_f64_division_s43.py): ptxas's cubins
+from tests.sass.test_f64_division_s43 import sm90_cases as s43_f64_cases
+for name, (ptx, _, _) in sorted(s43_f64_cases().items()):
+    open(f"{d}/{name}.ptx", "w").write(ptx)
+    subprocess.run([ptxas(), "-arch=sm_90", "-O3", f"{d}/{name}.ptx", "-o", f"{d}/{name}.ptxas.cubin"], check=True)
 # probe s41 f16x2atoms's packed-half atomics (tests/sass/test_sim_atomics_f16x2_s41.py): ptxas's cubins only
 from tests.sass.test_sim_atomics_f16x2_s41 import sm90_cases as s41_half_cases
 for name, (ptx, _, _) in sorted(s41_half_cases().items()):

@@ -177,3 +177,57 @@ def test_s42_divisions_store_the_ieee_results(folder, name, which):
     cp.cuda.Device().synchronize()
     bad = divisions.same_words(cp.asnumpy(out).reshape(n, 2), want, is_float)
     assert not bad, f"GPU ({which}) {name}: {len(bad)} threads differ from IEEE 754 / PTX:\n" + "\n".join(bad[:8])
+
+
+# Probe s43 f64div's (tests/sass/test_f64_division_s43.py): div / rcp / sqrt .rn / .rz / .rm / .rp .f64 over every
+# binary64 exponent against the exact-rational IEEE 754 results that file holds the simulator to, and the raw
+# MUFU.RCP64H / MUFU.RSQ64H (rcp.approx.ftz.f64, rsqrt.approx.ftz.f64) and rsqrt.approx.f64, whose hardware bits
+# NVIDIA does not publish: asserted only what the PTX ISA fixes (approximation_faults(bound=False) and
+# rsqrt_approx_faults(bound=False): the special values), and the GPU's words written beside the simulator's model
+# (simulator_words) to NAN_BITS_LOG (else printed), with those outside the simulator's bounds (2^-20 for the MUFU
+# words, 2^-50 for rsqrt.approx.f64), so the model can be checked against the hardware.  ptxas's cubins only.
+from tests.sass import test_f64_division_s43 as f64div  # noqa: E402
+
+S43 = f64div.sm90_cases()
+
+
+@pytest.mark.parametrize("name", sorted(S43))
+def test_s43_f64_divisions_store_the_ieee_results(folder, name):
+    _, words, want = S43[name]
+    n = words.shape[1]
+    module = cp.RawModule(path=str(folder / f"{name}.ptxas.cubin"))
+    out = cp.zeros(2 * n, cp.uint32)
+    module.get_function(name)((n // f64div.BLOCK,), (f64div.BLOCK,), (out, cp.asarray(words.reshape(-1)), np.uint32(n)))
+    cp.cuda.Device().synchronize()
+    got = cp.asnumpy(out).reshape(n, 2).copy().view(np.uint64)[:, 0]
+    if want is not None:
+        bad = f64div.same_doubles(got, want, f"GPU {name}", words)
+        assert not bad, f"{len(bad)} of {n} threads differ from IEEE 754:\n" + "\n".join(bad[:8])
+        return
+    if name == "f64_rsqrt_approx":
+        beyond = f64div.rsqrt_approx_faults(words, got)
+        record = f"== {name} (ptxas): {len(beyond)} GPU results beyond the simulator's 2^-50\n" + "\n".join(beyond) + "\n"
+        named = os.environ.get("NAN_BITS_LOG")
+        if named:
+            with open(named, "a") as log:
+                log.write(record)
+        else:
+            print(record)
+        bad = f64div.rsqrt_approx_faults(words, got, bound=False)
+        assert not bad, f"GPU {name} != the PTX ISA's rsqrt.approx.f64 specials:\n" + "\n".join(bad[:8])
+        return
+    short = name[len("f64_"):]
+    model = f64div.simulator_words(short, words)
+    beyond = f64div.approximation_faults(short, words, got)
+    lines = [f"  x high word {int(h):08x}: GPU {int(g):016x} simulator {int(m):016x}"
+             for h, g, m in zip(words[1], got, model) if g != m]
+    record = (f"== {name} (ptxas): MUFU words where the GPU and the simulator's model differ ({len(lines)} of {n}); "
+              f"{len(beyond)} GPU words beyond the model's 2^-20 bound\n" + "\n".join(lines + beyond) + "\n")
+    named = os.environ.get("NAN_BITS_LOG")
+    if named:
+        with open(named, "a") as log:
+            log.write(record)
+    else:
+        print(record)
+    bad = f64div.approximation_faults(short, words, got, bound=False)
+    assert not bad, f"GPU {name} != the PTX ISA's rcp.approx.ftz.f64 description:\n" + "\n".join(bad[:8])

@@ -236,7 +236,7 @@ def _fma_inputs() -> np.ndarray:
 
 
 def _fma_choice(a: int, b: int, c: int):
-    """Not pinned: executor._fma64 takes Python's a * b + c for non-finite operands, so which NaN operand
+    """Not pinned: executor._exact_op64 takes Python's a * b + c for non-finite operands, so which NaN operand
     wins follows x86's SSE rules as CPython's compiled code orders them (seen: a NaN c over a quieted
     signalling a, a NaN a over a NaN c) -- recorded beside the GPU's words only through the CPU run."""
     return None

@@ -12,8 +12,9 @@ from bobc.targets import SM86, SM90
 
 
 @pytest.mark.parametrize("target", [SM86, SM90], ids=["sm_86", "sm_90"])
-# (RET.REL.NODEC, ptxas's return from a called slow path, runs since probe s42 ptxcover: tests/sass/test_division_paths_s42.py)
-@pytest.mark.parametrize("text, name", [("MUFU.RCP64H R2, R4", "MUFU.RCP64H"),
+# (RET.REL.NODEC, ptxas's return from a called slow path, runs since probe s42 ptxcover: tests/sass/test_division_paths_s42.py;
+# MUFU.RCP64H, ptxas's start of binary64 division, since probe s43 f64div: tests/sass/test_f64_division_s43.py)
+@pytest.mark.parametrize("text, name", [("VOTEU.ANY UR4, UPT, PT", "VOTEU.ANY"),
                                         ("LDL R2, [R1]", "LDL")])
 def test_an_unmodeled_instruction_is_refused_by_name(target, text, name):
     code = assemble(f"{text}\nEXIT", target).code

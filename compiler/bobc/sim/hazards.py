@@ -230,6 +230,13 @@ class Checker:
         # that one completes the read too (ptxas: ATOMS R15, [R15+UR6] on W3 and read scoreboard 2,
         # then R15 overwritten after waiting SB3 alone; corpus3.ptx atomics, sm_90)
         self.unread: dict[int, tuple[int, int, bool, int]] = {}
+        # reg -> the in-order queue (latencies.QUEUES) of its outstanding late reader, and (file, n) -> that of its
+        # pending variable-latency writer: a later variable-latency write of the same queue lands after the read
+        # and after the earlier write (ptxas, probe s43 f64div: sm_90's `LDG.E R5, [R4.64]` on read scoreboard 0
+        # and then `LDG.E R4, [R8.64]` with no wait; sm_86's `DFMA R6, R8, R4, R8` on one path, `DMUL R4, R4, ...`
+        # on the other, and `DMUL R4` on SB0 then `DADD R4` -- tests/sass/test_f64_division_s43.py)
+        self.unread_queue: dict[int, str] = {}
+        self.pending_queue: dict[tuple[str, int], str] = {}
         # reg -> (issue cycle, pc, write scoreboard) of a late read with no read scoreboard: done once
         # its write scoreboard is waited (the results land after the operands are read)
         self.recent: dict[int, tuple[int, int, int]] = {}
@@ -352,6 +359,7 @@ class Checker:
             if decoupled:
                 self.ready.pop(key, None)
                 self.pending[key] = (c.write_scoreboard, ins.pc)
+                self.pending_queue[key] = self._ordered_queue(ins.opcode)
                 self.pending_lanes[key] = lanes
                 self.pending_guard[key] = guard
                 if c.write_scoreboard == NO_SCOREBOARD:
@@ -370,6 +378,7 @@ class Checker:
                 # then an LDS of R2 around the loop without waiting on it)
                 self.unread_guard[reg] = _merged(self.unread_guard, self.unread, reg, guard)
                 self.unread[reg] = (c.read_scoreboard, ins.pc, late_decoupled, c.write_scoreboard)
+                self.unread_queue[reg] = self._ordered_queue(ins.opcode)
             else:
                 # an earlier read WAR_UNSCORED or more cycles back no longer limits a write
                 earlier = self.recent.get(reg)
@@ -425,16 +434,26 @@ class Checker:
                 self._fail(ins, f"reads {name} {now - issued} cycles after its producer at {producer:#06x} issued; "
                                 f"{_result_class(wclass)} result needs {required}")
 
+    def _ordered_queue(self, opcode: str) -> str | None:
+        """The in-order queue whose variable-latency instructions complete in issue order (latencies.QUEUES; the
+        FP64 unit's only where it is variable latency, sm_86), else None."""
+        queue = L.QUEUES.get(opcode)
+        return None if queue == "fp64" and not self.latencies.fp64_decoupled else queue
+
     def _write(self, ins, key, name, decoupled=False, lanes=True, guard=None):
         # a fixed-latency write by other threads than the outstanding one's leaves it outstanding for its
         # own (ptxas's fns.b32, sm_90; `@!P0 LDG R7` on SB2, then `@P0 IMAD R7` waiting on nothing); a
         # variable-latency one would replace it, so it waits regardless
+        queue = self._ordered_queue(ins.opcode) if decoupled else None
+        same = queue is not None
         if (self._pending_for(key, True if decoupled else lanes)
-                and (decoupled or not self._complementary(self.pending_guard.get(key), guard))):
+                and (decoupled or not self._complementary(self.pending_guard.get(key), guard))
+                and not (same and self.pending_queue.get(key) == queue)):
             sb, producer = self.pending[key]
             self._fail(ins, f"overwrites {name} while the variable-latency write from {producer:#06x} "
                             f"(scoreboard {sb}) may still land")
         if (key[0] == "R" and key[1] in self.unread and (self.unread[key[1]][2] or not decoupled)
+                and not (same and self.unread_queue.get(key[1]) == queue)
                 and not self._complementary(self.unread_guard.get(key[1]), guard)):
             sb, reader, _, _ = self.unread[key[1]]
             self._fail(ins, f"overwrites R{key[1]} before the instruction at {reader:#06x} has read it "

@@ -35,7 +35,10 @@ COUPLED_ALU = frozenset({"IADD3", "LOP3", "ISETP", "LEA", "SHF", "MOV", "SEL", "
                          "F2IP", "VABSDIFF", "VABSDIFF4",
                          # FSET.BF (set.<cmp>.f32.f32): NAK's FSet row is CoupledAlu, as FSETP's; ptxas sets
                          # no write scoreboard on it (tools/ptx_corpus/warp_forms.ptx, both targets)
-                         "FSET"})
+                         "FSET",
+                         # sm_90's VIADDMNMX (IMNMX of a sum): ptxas sets no write scoreboard on it and reads
+                         # it 4 cycles on, by a VIMNMX (div.rn.f64's slow path: tests/sass/test_f64_division_s43.py)
+                         "VIADDMNMX"})
 COUPLED_FMA = frozenset({"FFMA", "FADD", "FMUL", "IMAD",
                          "VIADD",    # sm_90's VIADD: ptxas reads it 4 cycles on from an IMAD (FMA pipe)
                          # IDP.4A / IDP.2A: NAK's IDp4 row (CoupledFMA); ptxas sets no write scoreboard
