@@ -946,7 +946,8 @@ def _launch_moves(plan: Plan, contracts: dict, index: int, argument_word: int, r
     return "copies", copies, others
 
 
-def _staged_homes(plan: Plan, steps, payload: int, contracts: dict, out: list, most: int = 1 << 16) -> None:
+def _staged_homes(plan: Plan, steps, payload: int, contracts: dict, out: list, most: int = 1 << 16,
+                  device=None, homes_in=None) -> None:
     """_checkpoint_homes for a restore staged through one host area (docs/host-steps.md, "Where a
     checkpoint is saved from", staged): the schedule walked in order, repeats unrolled (at most
     `most` steps), each Submit's and Reissue's submissions' launches followed through their
@@ -961,13 +962,19 @@ def _staged_homes(plan: Plan, steps, payload: int, contracts: dict, out: list, m
     step).  Not checked (neither refused nor claimed): a byte a launch with no copy contract wrote
     after a copy put it there, or that a host step wrote (its origin unknown), a payload byte with no
     home (left in staging, or overwritten by a launch that declares no copy), and everything after a
-    launch with no footprint or a copy whose size cannot be evaluated (the walk stops)."""
+    launch with no footprint or a copy whose size cannot be evaluated (the walk stops).
+
+    `device`: the device address of a host step's host address (a request program's layout maps a
+    buffer at another host address than its GPU one: certify.request_schedule), else the same;
+    `homes_in`: the places a payload byte's home may be (plan.arena.globals unless given)."""
     from ..nvidia.encode import plan_parameter_base
     from .pointers import ByAddress
 
     program = plan.program
     if program is None:
         return
+    device = device or (lambda address: address)
+    homes_in = plan.arena.globals if homes_in is None else homes_in
     argument_word = plan_parameter_base(program) // 8
     residents = ByAddress(plan.arena.globals)
     submissions = program.submissions
@@ -1007,7 +1014,7 @@ def _staged_homes(plan: Plan, steps, payload: int, contracts: dict, out: list, m
         for low, high, tag, base, _ in origins.pieces:
             if tag != "payload":
                 continue
-            for resident in plan.arena.globals:
+            for resident in homes_in:
                 a, b = max(low, resident.address), min(high, resident.address + resident.size)
                 for s_low, s_high in staging:                   # a staging area is no home
                     if s_low <= a and b <= s_high:
@@ -1064,14 +1071,13 @@ def _staged_homes(plan: Plan, steps, payload: int, contracts: dict, out: list, m
                 if not all(launch(i) for i in submissions[values["piece"]].launches):
                     return
         elif kind == "read" and step.file == "checkpoint-in" and step.extent:
+            host = device(step.host)
             if restoring:
-                staging.append((step.host, step.host + step.extent))
-                origins.put(step.host, step.host + step.extent,
-                            [(step.host, step.host + step.extent, "payload", values["offset"], "")])
+                staging.append((host, host + step.extent))
+                origins.put(host, host + step.extent, [(host, host + step.extent, "payload", values["offset"], "")])
             else:
-                origins.taint(step.host, step.host + step.extent)
-                origins.put(step.host, step.host + step.extent, [(step.host, step.host + step.extent,
-                                                                  "unknown", 0, "")])
+                origins.taint(host, host + step.extent)
+                origins.put(host, host + step.extent, [(host, host + step.extent, "unknown", 0, "")])
         elif kind in _RESETS:
             if restoring:
                 end_restore()
@@ -1080,10 +1086,11 @@ def _staged_homes(plan: Plan, steps, payload: int, contracts: dict, out: list, m
             if restoring:
                 end_restore()
             start = position if kind == "write" else values["offset"]
-            compare(name, step.at, start, step.host, step.extent)
+            compare(name, step.at, start, device(step.host), step.extent)
             position = start + step.extent if kind == "write" else max(position, start + step.extent)
         else:
             for _, address, size in _writes(step):
+                address = device(address)
                 if restoring:
                     origins.put(address, address + size, [])
                 else:

@@ -22,7 +22,8 @@ lacks, its 384-byte identity buffer), which the lowered program does not share (
 a stamp read as the semaphore's word; tests/native/plans/Native/Request.bob stamps with no
 submissions); a restore staged through one host area and moved on by launches (the launches'
 declared copies are the whole-program plan's and its kernels' contracts, which the request program
-does not carry: seed 004's); a Reissue's entry against the ring image (the plan's own
+does not carry: seed 004's) -- held once the build knows the images the host embeds
+(`request_staged_findings`, called by bobc.native.build.refuse_staged_request); a Reissue's entry against the ring image (the plan's own
 `nvidiaPlanHostReissuesAdmitted`); and a request program written any other way than as an
 application of those two definitions (a value built by other means, or one evaluated before the
 writer saw it).  `bobc check` does not evaluate a native artifact, so only `bobc build` (and what
@@ -107,8 +108,9 @@ class _RequestPlan:
         self.host_buffers = tuple(HostBuffer(name, host, extent) for name, host, extent in buffers)
 
 
-def _layout_buffers(program, layout) -> list[tuple[str, int, int]]:
-    """(name, host, extent) of every host-mapped buffer of the NvidiaPlanHostLayout `layout`."""
+def _layout_buffers(program, layout, mapped: bool = True) -> list:
+    """(name, host, extent) of every host-mapped buffer of the NvidiaPlanHostLayout `layout`;
+    `mapped` False: (name, gpu, host, extent) of every buffer (host 0: not host-mapped)."""
     from ..language.values import VBytes, VCon, VNat
 
     force = program.force
@@ -118,9 +120,14 @@ def _layout_buffers(program, layout) -> list[tuple[str, int, int]]:
         if not isinstance(value, VCon):
             continue
         if value.family == "NvidiaPlanHostBuffer":
-            name, _gpu, host, extent = (force(field) for field in value.fields[:4])
-            if isinstance(host, VNat) and isinstance(extent, VNat) and host.value and isinstance(name, VBytes):
-                out.append((bytes(name.value).decode("utf-8", "replace"), host.value, extent.value))
+            name, gpu, host, extent = (force(field) for field in value.fields[:4])
+            if not (isinstance(host, VNat) and isinstance(extent, VNat) and isinstance(name, VBytes)):
+                continue
+            shown = bytes(name.value).decode("utf-8", "replace")
+            if not mapped and isinstance(gpu, VNat):
+                out.append((shown, gpu.value, host.value, extent.value))
+            elif mapped and host.value:
+                out.append((shown, host.value, extent.value))
         elif value.family in ("NvidiaPlanHostLayout", "NvidiaPlanHostBuffers"):
             pending.extend(reversed(value.fields))
     return out
@@ -147,4 +154,46 @@ def request_findings(program, call: dict) -> list:
     rules._publication_updates(steps, updates, out)
     rules._checkpoint_homes(plan, steps, payload, out)
     rules._request_split(steps, updates, out)
+    return out
+
+
+def request_staged_findings(program, call: dict, whole_program, contracts: dict) -> list:
+    """The staged-restore findings (host_steps._staged_homes) of the request program whose
+    nvidiaPlanHostRequestCommands[Fresh] arguments are `call`, given the whole-program plan
+    (bobc.plan.model.WholeProgramPlan) whose four images its host embeds and the kernels' contracts
+    that plan was encoded with (identity -> KernelContract): the launches' declared copies
+    (`//@ copy`) followed from the restore's staging area to the places each payload byte ends in,
+    and each publication's save held to them (docs/host-steps.md, "A request program's schedule").
+
+    A request program names no arena residents: a payload byte's home is the layout's buffer it
+    ends in (outside the staging areas), and a finding names the buffer and the offset in it.  The
+    layout maps a buffer at a host address of its own (NvidiaPlanHostBuffer's host and gpu), so a
+    step's host address is held at its buffer's GPU address, where the launches' copies read and
+    write.  Nothing is found (the rule does not apply) where the restore is not staged."""
+    from ..plan.extract import extract_steps
+    from ..plan.model import DeviceArena, HostBuffer, Plan, Resident
+    from . import host_steps as rules
+
+    steps = extract_steps(program, call["steps"], "the request's schedule")
+    contract = program.force(call["checkpoint"])
+    payload = program.force(program.field(contract, "checkpointEnvelopePayloadBytes")).value
+    restore = [step for _, step, _ in rules._unrolled(steps)
+               if step.kind.name == "read" and step.file == "checkpoint-in" and step.extent]
+    homes = sorted((step.host, step.host + step.extent) for step in restore)
+    if not any(later[0] < earlier[1] for earlier, later in zip(homes, homes[1:])):
+        return []                       # unstaged: request_findings holds it (_checkpoint_homes)
+    buffers = _layout_buffers(program, call["layout"], mapped=False)
+    mapped = [(gpu, host, extent) for _, gpu, host, extent in buffers if host]
+
+    def device(address: int) -> int:
+        for gpu, host, extent in mapped:
+            if host <= address < host + extent:
+                return gpu + (address - host)
+        return address
+
+    plan = Plan(program=whole_program, arena=DeviceArena((), (), ()),
+                host_buffers=tuple(HostBuffer(name, gpu, extent) for name, gpu, _, extent in buffers))
+    places = tuple(Resident(name, gpu, extent, 1) for name, gpu, _, extent in buffers)
+    out: list = []
+    rules._staged_homes(plan, steps, payload, contracts, out, device=device, homes_in=places)
     return out

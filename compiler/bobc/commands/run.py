@@ -667,8 +667,11 @@ def run_native(plan_path, args) -> int:
     declared = program.type_of(args.entry)
     pipeline.check(program)
     if isinstance(declared, VFamily) and declared.family == "NativePhysicalProgram":
-        from ..native.writer import BYTES_DEFINITION, refuse_wide_naturals
+        from ..native.writer import BYTES_DEFINITION, refuse_request_schedule, refuse_wide_naturals
 
+        # a plan host's request lowered to this program: its schedule held as `bobc build` holds it
+        # (no images are embedded, so not its staged restore: docs/host-steps.md)
+        refuse_request_schedule(program, program.definition(args.entry).thunk)
         refuse_wide_naturals(program.force, program.definition(args.entry).thunk,
                              prefix=f"the native physical program {args.entry} is refused: ", exit_code=9)
         encoded = program.apply(program.definition(BYTES_DEFINITION).thunk, program.definition(args.entry).thunk)
@@ -680,10 +683,11 @@ def run_native(plan_path, args) -> int:
     elif isinstance(declared, VBytesType):
         value = program.value(args.entry)
         data = bytes(value.value) if isinstance(value, VBytes) else b""
-        from ..native.build import refuse_empty_host, refuse_non_executable
+        from ..native.build import refuse_empty_host, refuse_non_executable, refuse_staged_request
 
         refuse_empty_host(args.entry, data)     # the plan refused the request: not a damaged host
         refuse_non_executable(args.entry, data)     # no host at all: as build refuses it (exit 1)
+        refuse_staged_request(program, args.entry, data)    # as `bobc build` refuses it
         try:
             host = artifact.split(data, args.entry)
             code = host.program

@@ -100,11 +100,42 @@ def native_artifact(plan_path: Path, target, include, entry: str, modules: list 
     data = bytes(value.value) if isinstance(value, VBytes) else b""
     refuse_empty_host(entry, data)
     refuse_non_executable(entry, data)
+    refuse_staged_request(program, entry, data)
     manifest, launches = carried_manifest(program, entry, data)
     stored.keep_artifact(program, entry, data, manifest, launches)
     if images is not None:
         images.append(embedded_images(program, entry, data))
     return carry_manifest(data, manifest, entry, launches)
+
+
+def refuse_staged_request(program, entry: str, data: bytes) -> None:
+    """A native host `data` whose program this build wrote from a plan host's request
+    (nvidiaPlanHostRequestCommands[Fresh]: plan.intrinsics.encoded_request) and whose four embedded
+    images one whole-program plan of this build encoded byte for byte (plan.intrinsics.encoded_plan):
+    its schedule's staged restore is held to the plan host's rule through those launches' declared
+    copies (certify.request_schedule.request_staged_findings; docs/host-steps.md, "A request
+    program's schedule"), refused as a plan host is: every fault at the step the plan wrote, nothing
+    written.  A host of another kind, or images no encoding of this build gave, is not held."""
+    from ..certify.findings import CertificationError
+    from ..certify.request_schedule import request_staged_findings
+    from ..plan.intrinsics import encoded_plan, encoded_request
+    from . import artifact
+
+    registry = getattr(program, "bobc_intrinsics", None)
+    try:
+        host = artifact.split(data, entry)
+    except artifact.DamagedHost:
+        return                          # said where the host's parts are read (carried_manifest)
+    call = encoded_request(registry, host.program)
+    if call is None or len(host.components) != 4:
+        return
+    parts = {kind: content for kind, _, content in host.components}
+    encoded = encoded_plan(registry, parts[1], parts[2], parts[3], parts[4])
+    if encoded is None:
+        return
+    faults = request_staged_findings(program, call, *encoded)
+    if faults:
+        raise CertificationError(faults)
 
 
 def carried_manifest(program, entry: str, data: bytes) -> tuple[dict | None, bytes | None]:

@@ -253,27 +253,36 @@ def program_bytes_of(value, context) -> bytes:
     return bytes(encoded.value)
 
 
-def refuse_request_schedule(program, value) -> None:
+def refuse_request_schedule(program, value) -> dict | None:
     """A plan host lowered to this program (nvidiaPlanHostRequestCommands, seed 004's host) whose
     schedule breaks a plan host's host-step rules (certify.request_schedule): refused as the plan
-    host is, every fault at the step the plan wrote (docs/host-steps.md)."""
+    host is, every fault at the step the plan wrote (docs/host-steps.md).  The request's arguments
+    (request_call), else None: its staged restore is held once the images it runs are known
+    (bobc.native.build.refuse_staged_request)."""
     from ..certify.findings import CertificationError
     from ..certify.request_schedule import request_call, request_findings
 
     call = request_call(value)
     if call is None:
-        return
+        return None
     faults = request_findings(program, call)
     if faults:
         raise CertificationError(faults)
+    return call
 
 
 def encode_native_program(value, context):
-    """The handler: a NativePhysicalProgram -> the host executable's bytes."""
-    refuse_request_schedule(context.program, value)
+    """The handler: a NativePhysicalProgram -> the host executable's bytes.  A request program's
+    arguments are kept by its bytes (plan.intrinsics.encoded_request), for the staged rule."""
+    call = refuse_request_schedule(context.program, value)
     refuse_wide_naturals(context.program.force, value)
-    return VBytes(native_host(program_bytes_of(value, context), context.target.name,
-                              commands_written(context, value)))
+    code = program_bytes_of(value, context)
+    encoders = getattr(getattr(context.program, "bobc_intrinsics", None), "encoders", None)
+    if call is not None and encoders is not None:
+        import hashlib
+
+        encoders.requests[hashlib.sha256(code).digest()] = call
+    return VBytes(native_host(code, context.target.name, commands_written(context, value)))
 
 
 ADMITS_DEFINITION = "Platform.Linux.Nvidia.ResourcePlan.nvidiaResourceAdmitsLayout"

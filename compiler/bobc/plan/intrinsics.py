@@ -210,6 +210,12 @@ class _Encoders:
         # the same key -> each launch's (kernel, grid, where the plan wrote it): the native host's
         # launch table (bobc.native.launches), which the manifest alone cannot give
         self.launch_places: dict = {}
+        # the same key -> (the whole-program plan, the kernels' contracts its launches were ordered
+        # by): what a request program's staged restore is followed through (encoded_plan)
+        self.plans: dict = {}
+        # sha256 of a native program's bytes -> the nvidiaPlanHostRequestCommands[Fresh] arguments
+        # it was written from (bobc.native.writer, certify.request_schedule.request_call)
+        self.requests: dict = {}
         # the plans extracted, by their value's key: one extraction for a plan's four images
         self.programs = ProgramMemo()
         # (source, kernel name, target name) -> the file found and checked: a plan encodes each
@@ -281,6 +287,7 @@ class _Encoders:
             from ..native.launches import places
 
             self.launch_places[key_of_images] = places(plan, getattr(context.program, "search_path", ()))
+            self.plans[key_of_images] = (key[0], getattr(conflicts, "contracts", {}))
         return VBytes(bytes(getattr(self.images[key], plan.component)))
 
     def resident_program(self, value, context):
@@ -319,6 +326,26 @@ def encoded_launch_places(registry: Intrinsics, program: bytes, qmd: bytes, push
     if encoders is None:
         return None
     return encoders.launch_places.get(image_key(program, qmd, push, gpfifo))
+
+
+def encoded_plan(registry: Intrinsics, program: bytes, qmd: bytes, push: bytes, gpfifo: bytes) -> tuple | None:
+    """(the whole-program plan, its kernels' contracts) of the image set encoded_manifest names,
+    else None."""
+    encoders = getattr(registry, "encoders", None)
+    if encoders is None:
+        return None
+    return encoders.plans.get(image_key(program, qmd, push, gpfifo))
+
+
+def encoded_request(registry: Intrinsics, code: bytes) -> dict | None:
+    """The nvidiaPlanHostRequestCommands[Fresh] arguments the native program `code` (its canonical
+    bytes) was written from in this build (bobc.native.writer), else None."""
+    import hashlib
+
+    encoders = getattr(registry, "encoders", None)
+    if encoders is None:
+        return None
+    return encoders.requests.get(hashlib.sha256(bytes(code)).digest())
 
 
 def default_intrinsics() -> Intrinsics:

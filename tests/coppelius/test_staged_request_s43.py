@@ -1,0 +1,89 @@
+"""Probe s43 reqstaged: seed 004's staged checkpoint restore was held to no rule about places.
+
+Coppelius's host (a plan host lowered to one native program, Coppelius.Build.NativeHost) restores
+its checkpoint chunk by chunk through the staging buffer, each chunk scattered into the arena by a
+coppelius-copy launch (`//@ copy 0 to 1 4*lo[2]`), and saves it by gathering each chunk back.  A
+copy of the seed whose gather takes chunk 1 from chunk 0's offset (Graph.bob `cgGather`) built
+(`wrote ...`, exit 0): every resume would load chunk 0's bytes as chunk 1 and train from them.
+The build (and `bobc run PLAN native --reference` of the host's Bytes) now follows the request's
+schedule through the whole-program plan whose images the host embeds and its kernels' declared
+copies (docs/host-steps.md, "A request program's schedule") and refuses it at the gather's Write
+with the plan host's message.
+
+The expected values come from the plan's own arithmetic, not from the implementation: the chunk is
+the small configuration's checkpoint chunk (coppelius_model.config.SMALL.chunk_bytes), the
+parameters resident starts the video arena (ArenaPlan.bob coppeliusParametersAddress =
+coppeliusSM86CompatVideoBaseNatural), cgScatter puts chunk k at parameters + k x chunk, and the
+mutated gather takes chunk 1 from parameters + 0: payload bytes [chunk, 2 chunk) are saved from
+video-arena offset 0 and restored into video-arena offset chunk.  The Write is the full chunks'
+`coppeliusWriteCheckpoint coppeliusChunkBytes` (NativeHost.bob)."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from coppelius_model.config import SMALL
+
+from .conftest import EXAMPLE, REPOSITORY
+
+GATHER = ("(cgCopy place (naturalAdd coppeliusParametersAddress (cgChunkAt chunk)) coppeliusStagingBase "
+          "(cgChunkBytesOf chunk))")
+WRONG = ("(cgCopy place (naturalAdd coppeliusParametersAddress (cgChunkAt (naturalSaturatingSubtract chunk 1))) "
+         "coppeliusStagingBase (cgChunkBytesOf chunk))")
+WRITE = "(coppeliusWriteCheckpoint coppeliusChunkBytes coppeliusStepsEnd)"
+
+
+@pytest.fixture(scope="module")
+def mutant(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("reqstaged") / "coppelius"
+    shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("__pycache__", "large"))
+    graph = folder / "Coppelius" / "Build" / "Graph.bob"
+    text = graph.read_text(encoding="utf-8")
+    assert text.count(GATHER) == 1
+    graph.write_text(text.replace(GATHER, WRONG), encoding="utf-8")
+    return folder
+
+
+def bobc(folder, *words):
+    env = dict(os.environ, PYTHONPATH=str(REPOSITORY / "compiler"), BOBC_CACHE_DIR="off")
+    return subprocess.run([sys.executable, "-m", "bobc", *words], cwd=folder, env=env, capture_output=True,
+                          text=True, timeout=900)
+
+
+def write_place(folder) -> str:
+    lines = (folder / "Coppelius" / "Build" / "NativeHost.bob").read_text(encoding="utf-8").splitlines()
+    line = next(i for i, text in enumerate(lines) if WRITE in text)
+    return f"Coppelius/Build/NativeHost.bob:{line + 1}:{lines[line].index(WRITE) + 1}"
+
+
+def expected(folder) -> list[str]:
+    chunk = SMALL.chunk_bytes
+    return [f"{write_place(folder)}: the host's step",
+            f"writes checkpoint payload bytes [{chunk:,}, {2 * chunk:,}) from [0x2000000000, {0x2000000000 + chunk:#x}) "
+            f"(buffer video-arena at offset 0)",
+            f"but a resume puts those bytes into [{0x2000000000 + chunk:#x}, {0x2000000000 + 2 * chunk:#x}) "
+            f"(buffer video-arena at offset {chunk:,}) through its staged restore"]
+
+
+def test_a_gather_from_another_chunks_offset_is_refused_at_the_build(mutant, tmp_path):
+    done = bobc(mutant, "build", "Coppelius/Build/DirectArtifact.bob", "--entry", "coppeliusHost",
+                "--target", "sm_86", "-o", str(tmp_path / "host"))
+    assert done.returncode == 1, done.stderr
+    assert "the plan is not certified" in done.stderr
+    for part in expected(mutant):
+        assert part in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "host").exists()          # nothing written
+
+
+def test_the_reference_run_of_the_hosts_bytes_refuses_it_too(mutant, tmp_path):
+    done = bobc(mutant, "run", "Coppelius/Build/DirectArtifact.bob", "native", "--reference",
+                "--entry", "coppeliusHost", "--target", "sm_86", str(tmp_path / "out"))
+    assert done.returncode == 1, done.stderr
+    for part in expected(mutant):
+        assert part in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
