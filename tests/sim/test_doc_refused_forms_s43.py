@@ -1,0 +1,96 @@
+"""docs/simulator.md, "Limits": the "Refused by name" list names what the simulator refuses, and
+no form it runs (probe s43 docs12 finding 1).
+
+The list had gone stale as forms were modelled: it still said CALL / RET were refused (ptxas's
+CALL.REL.NOINC and RET.REL.NODEC run since probe s42 ptxcover), that packed-half atomics were
+refused (ADD.F16x2.RN / .BF16x2.RN run since probe s41 f16x2atoms,
+tests/sass/test_sim_atomics_f16x2_s41.py), and that FFMA with a directed rounding was refused (it
+runs, rounded once, since probe s42 ptxcover), while it did not say that DADD / DMUL / DFMA with one
+are refused.
+
+The oracle is the simulator's own behaviour on each form, run here (a form that runs must not be
+listed as refused; a refused one must be listed), and the page's own "What the executor
+implements", which lists the forms that run.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bobc.nvtools import ptxas
+from bobc.sim.faults import SimulationFault, Unmodeled
+from bobc.sim.kernel import run_kernel
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def refused_bullet() -> str:
+    """The "Refused by name" bullet of simulator.md's "Limits" section, its lines joined."""
+    text = (REPO / "docs" / "simulator.md").read_text(encoding="utf-8")
+    section = text.split("\n## Limits", 1)[1].split("\n## ", 1)[0]
+    found = re.search(r"\n- Refused by name.*?(?=\n- |\Z)", section, re.S)
+    assert found, "docs/simulator.md, \"Limits\": no \"Refused by name\" bullet"
+    return " ".join(found.group(0).split())
+
+
+def _run(body: str, arch: str):
+    run_kernel(f".kernel t\n.registers 16\n{body}", arch, grid=(1, 1, 1), block=(32, 1, 1), params=[],
+               buffers={}, check_hazards=False)
+
+
+# forms that run: the bullet must not list them as refused (the words it used to)
+RUNS = [
+    ("MOV R4, 0x30\nMOV R5, RZ\nCALL.REL.NOINC fn\nEXIT\nfn:\nRET.REL.NODEC R4, 0x0\n", "CALL / RET,"),
+    ("MOV R0, 0x3f800000\nFFMA.RZ R0, R0, R0, R0\nEXIT\n", "FADD / FFMA"),
+    ("MOV R0, 0x3f800000\nFFMA.RM R0, R0, R0, R0\nEXIT\n", "FADD / FFMA"),
+]
+
+
+@pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
+@pytest.mark.parametrize("body, stale", RUNS, ids=["call-ret-noinc", "ffma-rz", "ffma-rm"])
+def test_a_form_that_runs_is_not_listed_as_refused(arch, body, stale):
+    _run(body, arch)
+    assert stale not in refused_bullet()
+
+
+def test_packed_half_atomics_are_not_listed_as_refused():
+    """They run: tests/sass/test_sim_atomics_f16x2_s41.py holds them to the PTX ISA."""
+    bullet = refused_bullet()
+    assert "packed-half atomics" not in bullet.replace("the packed-half ADD.F16x2.RN", "")
+    assert "ADD.F16x2.RN / .BF16x2.RN run" in bullet
+
+
+@pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
+def test_fadd_with_a_directed_rounding_is_refused_and_listed(arch):
+    with pytest.raises(Unmodeled, match=r"FADD\.RZ \(modifier RZ\) is not modeled"):
+        _run("MOV R0, 0x3f800000\nFADD.RZ R0, R0, R0\nEXIT\n", arch)
+    assert re.search(r"FADD, DADD, DMUL and DFMA with a directed rounding", refused_bullet())
+
+
+PTX = """.version 8.0
+.target {arch}
+.address_size 64
+.visible .entry k(.param .u64 p){{
+ .reg .u64 %rd<3>; .reg .f64 %fd<4>;
+ ld.param.u64 %rd1, [p]; cvta.to.global.u64 %rd2, %rd1;
+ ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8];
+ {op}.{mode}.f64 %fd3, %fd1, %fd2{third}; st.global.f64 [%rd2+16], %fd3; ret; }}
+"""
+
+
+@pytest.mark.parametrize("op, mode", [("add", "rz"), ("mul", "rm"), ("fma", "rp")])
+def test_binary64_with_a_directed_rounding_is_refused_and_listed(tmp_path, op, mode):
+    """ptxas writes DADD.RZ / DMUL.RM / DFMA.RP for PTX add.rz / mul.rm / fma.rp .f64 (bobc's assembler
+    has no such form, but a cubin or a listing of ptxas's does): the simulator refuses them by name."""
+    source = tmp_path / "k.ptx"
+    source.write_text(PTX.format(arch="sm_86", op=op, mode=mode, third=", %fd1" if op == "fma" else ""))
+    subprocess.run([str(ptxas()), "-arch=sm_86", "-o", str(tmp_path / "k.cubin"), str(source)], check=True)
+    name = {"add": "DADD", "mul": "DMUL", "fma": "DFMA"}[op]
+    with pytest.raises(SimulationFault, match=rf"{name}\.{mode.upper()} \(a rounding modifier\) is not modeled"):
+        run_kernel((tmp_path / "k.cubin").read_bytes(), "sm_86", grid=(1, 1, 1), block=(1, 1, 1), params=["a"],
+                   buffers={"a": np.array([1.0, 2.0 ** -60, 0.0])})
+    assert name in refused_bullet()
