@@ -5,8 +5,8 @@ The list had gone stale as forms were modelled: it still said CALL / RET were re
 CALL.REL.NOINC and RET.REL.NODEC run since probe s42 ptxcover), that packed-half atomics were
 refused (ADD.F16x2.RN / .BF16x2.RN run since probe s41 f16x2atoms,
 tests/sass/test_sim_atomics_f16x2_s41.py), and that FFMA with a directed rounding was refused (it
-runs, rounded once, since probe s42 ptxcover), while it did not say that DADD / DMUL / DFMA with one
-are refused.
+runs, rounded once, since probe s42 ptxcover).  DADD / DMUL / DFMA with a directed rounding run
+too since probe s43 f64div; their expected results are worked by hand from the exact value.
 
 The oracle is the simulator's own behaviour on each form, run here (a form that runs must not be
 listed as refused; a refused one must be listed), and the page's own "What the executor
@@ -68,7 +68,7 @@ def test_packed_half_atomics_are_not_listed_as_refused():
 def test_fadd_with_a_directed_rounding_is_refused_and_listed(arch):
     with pytest.raises(Unmodeled, match=r"FADD\.RZ \(modifier RZ\) is not modeled"):
         _run("MOV R0, 0x3f800000\nFADD.RZ R0, R0, R0\nEXIT\n", arch)
-    assert re.search(r"FADD, DADD, DMUL and DFMA with a directed rounding", refused_bullet())
+    assert re.search(r"FADD with a directed rounding", refused_bullet())
 
 
 PTX = """.version 8.0
@@ -82,15 +82,25 @@ PTX = """.version 8.0
 """
 
 
-@pytest.mark.parametrize("op, mode", [("add", "rz"), ("mul", "rm"), ("fma", "rp")])
-def test_binary64_with_a_directed_rounding_is_refused_and_listed(tmp_path, op, mode):
-    """ptxas writes DADD.RZ / DMUL.RM / DFMA.RP for PTX add.rz / mul.rm / fma.rp .f64 (bobc's assembler
-    has no such form, but a cubin or a listing of ptxas's does): the simulator refuses them by name."""
+# (op, mode, x, y, the correctly rounded result by hand: the exact value, then the mode's direction)
+DIRECTED = [
+    ("add", "rz", 1.0, 2.0 ** -60, 1.0),                                  # 1 + 2^-60 truncated
+    ("mul", "rm", 1 + 2.0 ** -52, 1 + 2.0 ** -52, 1 + 2.0 ** -51),        # 1 + 2^-51 + 2^-104 down
+    ("fma", "rp", 1.0, 2.0 ** -60, 1 + 2.0 ** -52),                       # 1 * 2^-60 + 1 up
+]
+
+
+@pytest.mark.parametrize("op, mode, x, y, expected", DIRECTED, ids=["add-rz", "mul-rm", "fma-rp"])
+def test_binary64_with_a_directed_rounding_runs_and_is_not_listed(tmp_path, op, mode, x, y, expected):
+    """ptxas writes DADD.RZ / DMUL.RM / DFMA.RP for PTX add.rz / mul.rm / fma.rp .f64; the simulator
+    models them (probe s43 f64div: div.rn.f64's slow path uses DMUL.RP), rounded once in the mode."""
     source = tmp_path / "k.ptx"
     source.write_text(PTX.format(arch="sm_86", op=op, mode=mode, third=", %fd1" if op == "fma" else ""))
     subprocess.run([str(ptxas()), "-arch=sm_86", "-o", str(tmp_path / "k.cubin"), str(source)], check=True)
+    out = run_kernel((tmp_path / "k.cubin").read_bytes(), "sm_86", grid=(1, 1, 1), block=(1, 1, 1),
+                     params=["a"], buffers={"a": np.array([x, y, 0.0])})["a"]
+    assert out[2] == expected
     name = {"add": "DADD", "mul": "DMUL", "fma": "DFMA"}[op]
-    with pytest.raises(SimulationFault, match=rf"{name}\.{mode.upper()} \(a rounding modifier\) is not modeled"):
-        run_kernel((tmp_path / "k.cubin").read_bytes(), "sm_86", grid=(1, 1, 1), block=(1, 1, 1), params=["a"],
-                   buffers={"a": np.array([1.0, 2.0 ** -60, 0.0])})
-    assert name in refused_bullet()
+    modelled = re.search(r"FADD with a directed rounding \(([^()]*)\)", refused_bullet())
+    assert modelled and re.search(rf"\b{name}\b[^;]*model them", modelled.group(1).split(";")[-1]), \
+        f"the bullet should name {name} among the directed roundings that run"
