@@ -316,10 +316,9 @@ def gcc_umask() -> int:
     """The umask gcc runs under: the user's, without its owner bits.  gcc makes its own
     temporaries (cc*.s, cc*.o) by the umask, so one that takes the owner's write bit (277, 222)
     made them unwritable to gcc itself ("cannot open ... for writing"); the group and other bits
-    the user chose are kept."""
-    current = os.umask(0o022)
-    os.umask(current)
-    return current & 0o077
+    the user chose are kept.  Read without setting it (cache.current_umask): the runtime's early
+    compile calls this in its own thread while the main thread runs."""
+    return cache.current_umask() & 0o077
 
 
 def _run(command: list[str], what: str, compilers: Running | None = None) -> None:
