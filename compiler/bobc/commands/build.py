@@ -73,8 +73,8 @@ def run(args):
         from ..nvidia.encode import check_image_folder
 
         check_image_folder(args.emit_images, "--emit-images")
-    with runtime_compiled_early(output, args.entry):
-        return _build(args, plan_path, target, output, option)
+    with runtime_compiled_early(output, args.entry) as early:
+        return _build(args, plan_path, target, output, option, early)
 
 
 def runtime_compiled_early(output, entry):
@@ -101,7 +101,7 @@ def runtime_compiled_early(output, entry):
     return gcc.compiled_early(sources)
 
 
-def _build(args, plan_path, target, output, option):
+def _build(args, plan_path, target, output, option, early=None):
     from .. import pipeline
 
     from ..cli import say
@@ -119,6 +119,11 @@ def _build(args, plan_path, target, output, option):
                              f"physical program host ({len(artifact)} bytes), which bobc builds from no generated C",
                              hint="build it with -o HOST alone; `bobc dump HOST` shows its program and images")
         if artifact is not None:
+            if early is not None:
+                # a native artifact links no runtime objects of its own: when its interpreter came
+                # whole from the cache, the early compile is stopped now, not run on beside the
+                # publication (whose renames hold the signals)
+                early.cancel()
             # its modules and the kernel sources evaluating it assembled are the build's inputs
             if output is not None:
                 refuse_output_over(output, option, [*read_files(modules, MODULE),
