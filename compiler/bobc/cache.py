@@ -30,6 +30,7 @@ import shutil
 import stat
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -442,9 +443,25 @@ def own_folder(made: Path) -> Path:
 
 
 def current_umask() -> int:
-    mask = os.umask(0o077)
-    os.umask(mask)
+    """The process's umask, read without changing it: Linux's /proc/self/status `Umask:` line
+    (proc(5), since 4.7).  Setting it and setting it back (os.umask twice, the only other way) is
+    a race once two threads do it -- `bobc build` compiles the runtime in a thread of its own
+    (host/gcc.py compiled_early) -- which could leave the process with the other thread's
+    temporary mask for good; that way is kept for a system without the line, under a lock."""
+    try:
+        with open("/proc/self/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    with _UMASK_LOCK:
+        mask = os.umask(0o077)
+        os.umask(mask)
     return mask
+
+
+_UMASK_LOCK = threading.Lock()
 
 
 def temporary_failure(path, error: OSError, folder: bool = False):

@@ -39,9 +39,9 @@ def compiled_sources(monkeypatch) -> list[str]:
     seen: list[str] = []
     real = gcc.compile_objects
 
-    def recording(compiler, jobs, include_dirs):
+    def recording(compiler, jobs, include_dirs, *running):     # running: an early compile's (s43)
         seen.extend(source.name for source, _, _ in jobs)
-        return real(compiler, jobs, include_dirs)
+        return real(compiler, jobs, include_dirs, *running)
 
     monkeypatch.setattr(gcc, "compile_objects", recording)
     return seen

@@ -33,9 +33,7 @@ def add_arguments(p):
 def run(args):
     from .. import pipeline
 
-    from ..cli import say
     from ..errors import UsageError
-    from ..errors import shown
 
     pipeline.refuse_blank_entry(args.entry, "build")
     for option, value in (("-o", args.output), ("--emit-images", args.emit_images), ("--emit-c", args.emit_c)):
@@ -75,6 +73,40 @@ def run(args):
         from ..nvidia.encode import check_image_folder
 
         check_image_folder(args.emit_images, "--emit-images")
+    with runtime_compiled_early(output, args.entry) as early:
+        return _build(args, plan_path, target, output, option, early)
+
+
+def runtime_compiled_early(output, entry):
+    """The C runtime's objects, looked up in the cache and on a miss compiled (gcc), from now on
+    while the plan is evaluated (host/gcc.py compiled_early): they depend on no plan.  Only when
+    a host is linked (`output`), and, with `--entry` (perhaps a native physical program, whose
+    interpreter takes the runtime's objects from the cache: native/interpreter.py), only with a
+    cache to keep them in.  A plan's error, a signal or any failure before the link stops that
+    compile and removes what it wrote (docs/cache.md)."""
+    from contextlib import nullcontext
+
+    from .. import cache
+    from ..host import gcc
+    from ..native.interpreter import sources as listed     # not host.generate: jinja2 and the encoders
+    from ..resources import shared_folder
+
+    if output is None or (entry is not None and cache.folder() is None):
+        return nullcontext()
+
+    def sources():
+        runtime = shared_folder("runtime_c")
+        return listed(runtime, "LIB_SRC"), [runtime]     # as host.generate.runtime_library lists them
+
+    return gcc.compiled_early(sources)
+
+
+def _build(args, plan_path, target, output, option, early=None):
+    from .. import pipeline
+
+    from ..cli import say
+    from ..errors import UsageError, shown
+
     if args.entry is not None and (output is not None or args.emit_images is not None):
         from ..native.build import native_artifact          # docs/native-host.md
 
@@ -87,6 +119,11 @@ def run(args):
                              f"physical program host ({len(artifact)} bytes), which bobc builds from no generated C",
                              hint="build it with -o HOST alone; `bobc dump HOST` shows its program and images")
         if artifact is not None:
+            if early is not None:
+                # a native artifact links no runtime objects of its own: when its interpreter came
+                # whole from the cache, the early compile is stopped now, not run on beside the
+                # publication (whose renames hold the signals)
+                early.cancel()
             # its modules and the kernel sources evaluating it assembled are the build's inputs
             if output is not None:
                 refuse_output_over(output, option, [*read_files(modules, MODULE),

@@ -16,13 +16,20 @@ members differently, and the host would not be the same bytes.
 The sources of a missing entry are compiled concurrently (compile_objects: at most one gcc per
 CPU), each into its own object; which source a failure names does not depend on the order the
 compilers finish in (the first failing source in the list's order).
+
+`bobc build` starts that lookup and compile at its start, in a thread of its own, while it
+evaluates the plan (compiled_early): library_objects then takes what that thread made, waiting for
+the rest; a build that ends before its link stops the thread's compilers and removes what they
+wrote (probe s43 buildearly).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import sys
+import threading
 from pathlib import Path
 
 from .. import cache
@@ -316,10 +323,9 @@ def gcc_umask() -> int:
     """The umask gcc runs under: the user's, without its owner bits.  gcc makes its own
     temporaries (cc*.s, cc*.o) by the umask, so one that takes the owner's write bit (277, 222)
     made them unwritable to gcc itself ("cannot open ... for writing"); the group and other bits
-    the user chose are kept."""
-    current = os.umask(0o022)
-    os.umask(current)
-    return current & 0o077
+    the user chose are kept.  Read without setting it (cache.current_umask): the runtime's early
+    compile calls this in its own thread while the main thread runs."""
+    return cache.current_umask() & 0o077
 
 
 def _run(command: list[str], what: str, compilers: Running | None = None) -> None:
@@ -362,14 +368,16 @@ def _run(command: list[str], what: str, compilers: Running | None = None) -> Non
                                   "on PATH, else cc; CC is not read), then build again")
 
 
-def compile_objects(gcc: str, jobs: list[tuple[Path, Path, str]], include_dirs: list[Path]) -> None:
+def compile_objects(gcc: str, jobs: list[tuple[Path, Path, str]], include_dirs: list[Path],
+                    compilers: Running | None = None) -> None:
     """Compile each (source, object, what) of `jobs` with `gcc -c`, at most os.cpu_count() at
     once.  When some fail, the error raised is the first failing job's in `jobs`' order (the one
     a serial compile would have stopped at), whatever order the compilers finished in; the jobs
     not yet started are not started.  Interrupted (Ctrl-C, SIGTERM), those running are stopped
     (SIGTERM, then SIGKILL: children.in_threads); after a job's failure, they are waited for.  No
-    gcc outlives this."""
-    compilers = Running()
+    gcc outlives this.  `compilers`: where they are registered (the early compile's, which its
+    cancel stops), else a Running of their own."""
+    compilers = Running() if compilers is None else compilers
 
     def one(job: tuple[Path, Path, str]) -> None:
         source, output, what = job
@@ -402,11 +410,21 @@ def compiling_notice(scratch: Path) -> None:
         why = f"the cache folder {shown(root)} cannot be written: every build compiles it"
         if _cache_full_this_command():
             why = f"the cache folder {shown(root)} has no room: this build stores nothing there"
-    try:
-        if sys.stderr is not None:
-            print(f"bobc: {COMPILING_NOTICE} ({why})", file=sys.stderr, flush=True)
-    except (OSError, ValueError):
-        pass                      # a stderr that cannot take it does not stop the build
+    _say(f"bobc: {COMPILING_NOTICE} ({why})")     # a stderr that cannot take it does not stop the build
+
+
+_HOLDING = threading.local()     # .lines: where this thread's lines go instead of stderr (_Early)
+
+
+def _say(line: str) -> None:
+    """One line on stderr (the compiling notice, a full cache's warning), or, said by the runtime's
+    early compile (_Early), kept until the build takes its objects, where a build that compiled
+    them then said it -- never before a plan's error, which ends the build first."""
+    held = getattr(_HOLDING, "lines", None)
+    if held is not None:
+        held.append(line)
+    else:
+        cache._stderr_warning(line)
 
 
 def _flags(include_dirs: list[Path]) -> list[str]:
@@ -416,7 +434,7 @@ def _flags(include_dirs: list[Path]) -> list[str]:
     return command
 
 
-def library_key(gcc: str, library: list[Path], include_dirs: list[Path]) -> str:
+def library_key(gcc: str, library: list[Path], include_dirs: list[Path], running: Running | None = None) -> str:
     """The cache key of `library`'s objects: every source's name and bytes, every header in
     the include folders, the flags, the compiler (compiler_identity), and each header outside
     the include folders that the sources include (the system's and any CPATH one: its path, size,
@@ -431,10 +449,11 @@ def library_key(gcc: str, library: list[Path], include_dirs: list[Path]) -> str:
     own = cache.digest(*parts)
     if cache.folder() is None:
         return own                             # no entry to name: no preprocessor run for it
-    return cache.digest(own, *system_headers(gcc, library, include_dirs, own))
+    return cache.digest(own, *system_headers(gcc, library, include_dirs, own, running))
 
 
-def system_headers(gcc: str, library: list[Path], include_dirs: list[Path], own: str) -> list[str]:
+def system_headers(gcc: str, library: list[Path], include_dirs: list[Path], own: str,
+                   running: Running | None = None) -> list[str]:
     """'path size mtime inode' of every header outside `include_dirs` that `library`'s sources
     include, as `gcc -M` lists them.  The list is kept in the cache (HEADERS_KIND, under `own`,
     the key of everything else) with those stamps, and used while every stamp still holds: a
@@ -443,8 +462,9 @@ def system_headers(gcc: str, library: list[Path], include_dirs: list[Path], own:
     if kept is not None and all(isinstance(line, str) and " " in line for line in kept):
         if all(line == f"{line.split(' ', 1)[0]} {_stamp(Path(line.split(' ', 1)[0]))}" for line in kept):
             return list(kept)
-    result = children.run([gcc, *_flags(include_dirs), "-M", *(str(s) for s in library)],
-                          text=True, env=gcc_environment(), umask=gcc_umask())
+    command = [gcc, *_flags(include_dirs), "-M", *(str(s) for s in library)]
+    options = dict(text=True, env=gcc_environment(), umask=gcc_umask())
+    result = children.run(command, **options) if running is None else running.run(command, **options)
     if result.returncode != 0:
         return ["unlisted"]                    # the compile itself will say what is wrong
     ours = {str(folder.resolve()) for folder in include_dirs}
@@ -484,13 +504,9 @@ def _warn_full_cache(words: str) -> None:
     if _cache_full_this_command():
         return
     _warned_full_cache = tempfile.gettempdir()
-    try:
-        if sys.stderr is not None:
-            print(f"bobc: warning: the cache folder {shown(cache.folder())} has no room ({words}): "
-                  "this build compiled in a temporary folder and stored nothing in the cache; "
-                  "free space there to keep the saving", file=sys.stderr, flush=True)
-    except (OSError, ValueError):
-        pass
+    _say(f"bobc: warning: the cache folder {shown(cache.folder())} has no room ({words}): "
+         "this build compiled in a temporary folder and stored nothing in the cache; "
+         "free space there to keep the saving")
 
 
 def _compiled(kind: str, compile_in, notice=None) -> tuple[Path, bool]:
@@ -538,18 +554,28 @@ def _compiled(kind: str, compile_in, notice=None) -> tuple[Path, bool]:
 
 def library_objects(gcc: str, library: list[Path], include_dirs: list[Path]) -> tuple[list[Path], Path | None]:
     """Objects for `library` (one per source, in order): from the cache, or compiled now
-    (concurrently, after one line on stderr that says so: compiling_notice).
+    (concurrently, after one line on stderr that says so: compiling_notice) -- or, when this
+    command started them early (compiled_early: `bobc build` while it evaluates the plan), those,
+    waited for here, with what their compile said.
 
     Returns the objects and a folder to delete after linking (None when they are cached).
     """
-    key = library_key(gcc, library, include_dirs)
+    early = _EARLY.pop(_early_key(gcc, library, include_dirs), None)
+    if early is not None:
+        return early.take()
+    return _library_objects(gcc, library, include_dirs)
+
+
+def _library_objects(gcc: str, library: list[Path], include_dirs: list[Path],
+                     running: Running | None = None) -> tuple[list[Path], Path | None]:
+    key = library_key(gcc, library, include_dirs, running)
     names = [source.with_suffix(".o").name for source in library]
     cached = cache.cached_folder(CACHE_KIND, key, names)      # checked: a damaged entry is a miss
     if cached is not None:
         return [cached / name for name in names], None
     scratch, storable = _compiled(CACHE_KIND, lambda scratch: compile_objects(
         gcc, [(source, scratch / name, f"the runtime source {source}") for source, name in zip(library, names)],
-        include_dirs), compiling_notice)
+        include_dirs, running), compiling_notice)
     if not storable:
         return [scratch / name for name in names], scratch
     folder = cache.publish_folder(CACHE_KIND, key, scratch, names)
@@ -619,3 +645,112 @@ def build(sources: list[Path], include_dirs: list[Path], output: Path, static: b
     finally:
         for leftover in leftovers:
             cache.release_scratch(leftover, remove=True)
+
+
+# The runtime's objects compiled while the plan is evaluated (probe s43 buildearly): they depend on
+# no plan, yet a build compiled them only after evaluation, certification and the plan's own C.
+_EARLY: dict = {}       # _early_key -> _Early: this command's early compile, until library_objects takes it
+
+
+def _early_key(gcc: str, library, include_dirs) -> tuple:
+    return gcc, tuple(str(source) for source in library), tuple(str(folder) for folder in include_dirs)
+
+
+class _Early:
+    """_library_objects run in a thread of its own (`bobc-gcc-early`), its gcc processes
+    registered in `running` (so cancel can stop them) and its stderr lines held (_say)
+    until the build takes the objects (take)."""
+
+    def __init__(self, gcc: str, library: list[Path], include_dirs: list[Path]):
+        self.running = Running()
+        self.lines: list[str] = []
+        self.result: tuple[list[Path], Path | None] | None = None
+        self.error: BaseException | None = None
+        self.taken = False
+        self.thread = threading.Thread(target=self._work, args=(gcc, library, include_dirs),
+                                       name="bobc-gcc-early", daemon=True)
+
+    def _work(self, gcc, library, include_dirs) -> None:
+        _HOLDING.lines = self.lines
+        try:
+            self.result = _library_objects(gcc, library, include_dirs, self.running)
+        except BaseException as error:      # raised where the build takes the objects (take)
+            self.error = error
+        finally:
+            _HOLDING.lines = None
+
+    def take(self) -> tuple[list[Path], Path | None]:
+        """Wait for the compile (a signal meanwhile ends the command: compiled_early's cancel stops
+        it), say the lines it held, in order, as a compile done now says them; its objects and
+        leftover folder (now the caller's), or its error."""
+        self.thread.join()
+        self.taken = True
+        for line in self.lines:
+            _say(line)
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+        return self.result
+
+    def cancel(self) -> None:
+        """The build ended without taking the objects (the plan's error, a signal, another
+        failure): its gcc processes stopped -- SIGTERM and their children, STOP_GRACE_S, then
+        SIGKILL, as children.in_threads stops a pool -- and waited for, its scratch folder removed
+        (by _compiled, as any failed compile's), a finished compile's leftover folder too (the
+        cache off: no entry to keep); its lines and error are dropped.  A further signal while it
+        waits cuts the grace short; the cancel still ends with every process reaped."""
+        import signal
+
+        if self.taken:
+            return
+        self.taken = True
+        try:
+            self.running.stop(signal.SIGTERM)
+            self.thread.join(children.STOP_GRACE_S)
+        except KeyboardInterrupt:
+            pass
+        while True:
+            try:
+                if self.thread.is_alive():
+                    self.running.stop(signal.SIGKILL)
+                    self.thread.join()
+                break
+            except KeyboardInterrupt:
+                continue
+        if self.result is not None and self.result[1] is not None:
+            cache.release_scratch(self.result[1], remove=True)
+
+
+@contextlib.contextmanager
+def compiled_early(sources):
+    """`with compiled_early(sources):` the objects of `library` (the runtime's sources; `sources()`
+    gives `library` and its `include_dirs`) are looked up in the cache and, on a miss, compiled in a
+    thread of their own from now on (at most one gcc per CPU, as compile_objects), while the body
+    evaluates the plan;
+    library_objects with the same sources takes them (waiting for the rest of the compile, and
+    saying what it said: the compiling notice, a full cache's warning, its error).  The objects
+    and the host are the bytes a build that compiles them when it links makes: the same compile,
+    only sooner.  Leaving the body without taking them (a plan's error, a signal, no host to link)
+    stops and reaps every gcc, removes its scratch folder, and says nothing of it.  No C compiler,
+    or a runtime whose sources cannot be listed: nothing is started, and the build says so where it
+    needs them, after the plan's own errors; nor when no thread can start (`ulimit -u`, `ulimit -v`):
+    the objects are compiled when the host is linked, as before."""
+    early = None
+    try:
+        gcc = compiler()
+        library, include_dirs = sources()
+        early = _Early(gcc, list(library), list(include_dirs))
+        early.thread.start()
+    except (BobcError, RuntimeError, MemoryError):
+        early = None
+    if early is None:
+        yield None
+        return
+    key = _early_key(gcc, library, include_dirs)
+    _EARLY[key] = early
+    try:
+        yield early
+    finally:
+        if _EARLY.get(key) is early:
+            del _EARLY[key]
+        early.cancel()

@@ -8,7 +8,6 @@ cross-checked here, so a host that builds is one whose data agrees.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,13 +22,14 @@ from ..plan.host import FILE_CODES, SCALAR_OP_CODES
 from ..plan.schedule import LoweredStep, ScheduleError, lower
 from . import gcc, sections, steps_c, version
 
-def _runtime_sources(runtime: Path) -> tuple[str, ...]:
-    """The runtime's library sources, as runtime_c/Makefile lists them (LIB_SRC): one list."""
-    makefile = (runtime / "Makefile").read_text(encoding="utf-8")
-    found = re.search(r"^LIB_SRC\s*:=\s*(.+)$", makefile, re.MULTILINE)
-    if not found:
-        raise HostGenerationError(f"{runtime / 'Makefile'} has no LIB_SRC line")
-    return tuple(found.group(1).split())
+def runtime_library(runtime: Path) -> list[Path]:
+    """The runtime's library sources in the order they are linked, as runtime_c/Makefile lists
+    them (LIB_SRC; read by the one reader of its lists, native.interpreter.sources): what every
+    plan host links with its generated C (gcc.build's `library`), and what `bobc build` compiles
+    while it evaluates the plan (gcc.compiled_early)."""
+    from ..native.interpreter import sources
+
+    return sources(runtime, "LIB_SRC")
 
 
 PAGE = 4096
@@ -298,7 +298,7 @@ def build_host(built, target: Target, output: Path) -> bytes:
         write_temporary(plan_c, source)     # a full disk: one message, exit 8
         linked = Path(folder) / "host"
         runtime = shared_folder("runtime_c")
-        gcc.build([plan_c], [runtime], linked, library=[runtime / name for name in _runtime_sources(runtime)])
+        gcc.build([plan_c], [runtime], linked, library=runtime_library(runtime))
         images = built.images
         sections.embed(linked, {"program": images.program, "qmd": images.qmd, "push": images.push,
                                 "gpfifo": images.gpfifo,
