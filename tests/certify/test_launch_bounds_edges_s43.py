@@ -6,7 +6,8 @@ The bounds are CUDA's for compute capability 8.x and 9.x (CUDA C++ Programming G
 Specifications per Compute Capability"): grid x at most 2^31 - 1, grid y and z at most 65,535,
 block x and y at most 1,024, block z at most 64, at most 1,024 threads a block; every dimension
 at least 1.  A launch's parameter bytes fit the target's parameter block (bobc.targets: the
-bank 0 block the QMD points at); 8 more (one more word) is refused."""
+bank 0 block the QMD points at); 8 more (one more word) is refused.  A cluster may have
+8 blocks (CUDA's portable cluster size, bobc.targets cluster_blocks); a parameter word holds a u64."""
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -17,10 +18,10 @@ from bobc.certify.limits import check_limits
 from bobc.targets import SM86, SM90
 
 
-def findings(target, grid, block, parameter_bytes=None):
+def findings(target, grid, block, parameter_bytes=None, cluster=(1, 1, 1), patches=()):
     parameter_bytes = target.parameter_block_bytes if parameter_bytes is None else parameter_bytes
     launch = SimpleNamespace(identity="k", grid=grid, block=block, parameter_bytes=parameter_bytes,
-                             patches=(), cluster=(1, 1, 1), at=None)
+                             patches=patches, cluster=cluster, at=None)
     program = SimpleNamespace(launches=(launch,), launch_count=1, submissions=(), submission_count=0,
                               gpfifo_entries=1, program_base=0, qmd_base=0, pushbuffer_base=0, semaphore_base=0,
                               program_bytes=0, qmd_table_bytes=0, region_alignment=256, at=None)
@@ -53,3 +54,15 @@ def test_one_past_is_refused(target, grid, block, said):
 def test_parameters_one_word_past_the_block_are_refused(target):
     messages = findings(target, (1, 1, 1), (32, 1, 1), target.parameter_block_bytes + 8)
     assert any(f"parameter bytes is {target.parameter_block_bytes + 8:,}" in m for m in messages), messages
+
+
+def test_a_cluster_of_eight_blocks_is_accepted():
+    assert findings(SM90, (8, 2, 1), (32, 1, 1), cluster=(8, 1, 1)) == []
+    assert findings(SM90, (4, 4, 2), (32, 1, 1), cluster=(2, 2, 2)) == []
+
+
+def test_a_parameter_word_holds_a_u64():
+    word = lambda value: SimpleNamespace(word=44, value=value, at=None)      # noqa: E731
+    assert findings(SM86, (1, 1, 1), (32, 1, 1), patches=(word(2 ** 64 - 1),)) == []
+    messages = findings(SM86, (1, 1, 1), (32, 1, 1), patches=(word(2 ** 64),))
+    assert any("parameter word 44's value is 18,446,744,073,709,551,616" in m for m in messages), messages
