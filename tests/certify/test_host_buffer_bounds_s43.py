@@ -52,3 +52,10 @@ def test_a_buffer_at_the_address_spaces_first_page_is_accepted():
 def test_a_one_byte_buffer_is_accepted():
     assert findings([buffer(0, extent=1)]) == []
     assert any("has 0 bytes" in m for m in findings([buffer(0, extent=0)]))
+
+
+def test_a_buffer_ending_where_the_shims_addresses_begin_is_accepted():
+    # nv_shim.h RT_GPU_DEFAULT_CHANNEL_VA 0x00FC00000000: [start, end) ending there does not reach it
+    shim = 0x00FC00000000
+    assert findings([buffer(0, gpu=shim - 4096, extent=4096)]) == []
+    assert any("reaches the driver shim's own addresses" in m for m in findings([buffer(0, gpu=shim - 4096, extent=4097)]))
