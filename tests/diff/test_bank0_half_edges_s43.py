@@ -21,3 +21,23 @@ def test_bit_31_is_the_low_half_and_bit_32_the_high():
 def test_a_fact_on_one_side_names_that_side():
     assert Difference("launch[+3]", "launch", "", None, 5, "").text() == "launch[+3]: only in b: 0x5"
     assert Difference("launch[3]", "launch", "", 5, None, "").text() == "launch[3]: only in a: 0x5"
+
+
+def test_bit_104_of_an_instruction_is_its_encoding_not_its_control_code():
+    """Volta-and-later SASS words: the control code is the high word's bits 41..63 (instruction
+    bits 105..127: stall, yield, barriers, wait mask, reuse -- bobc.sass.syntax.Control), so a
+    change of the high word's bit 40 (instruction bit 104) with the same text is an encoding change
+    the disassembly does not show; golden.py mutant G37 (a 40-bit mask) survived, saying such a change
+    beside a control change as the control change alone."""
+    from bobc.nvidia import decode
+    from bobc.nvidia.golden import _code_meaning
+
+    hi = 0x000FE20000000F00
+    a = decode.Line("region[0].code[0x0000]", [0x7, hi], "[B------:R-:W-:-:S01] NOP ;", "k", "code")
+    b = decode.Line("region[0].code[0x0000]", [0x7, hi | 1 << 40], "[B------:R-:W-:-:S01] NOP ;", "k", "code")
+    assert _code_meaning(a, b) == "instruction NOP ; (its text unchanged)"
+    # with its control code changed too (bit 41: the stall's low bit), both are said
+    c = decode.Line("region[0].code[0x0000]", [0x7, (hi ^ 1 << 41) | 1 << 40], "[B------:R-:W-:-:S00] NOP ;", "k",
+                    "code")
+    said = _code_meaning(a, c)
+    assert said.startswith("control code ") and said.endswith("; instruction NOP ; (its text unchanged)"), said
