@@ -374,6 +374,9 @@ def _images(manifest: dict, data: dict[str, bytes], where, labels: dict[str, str
         if key in sizes and sizes[key] != len(data[attribute]):
             raise BobcError(f"{labels[attribute]} is {len(data[attribute])} bytes; the manifest says {sizes[key]}",
                             hint=hint)
+    if len(data["gpfifo"]) % gpfifo.ENTRY_BYTES:      # named here: gpfifo.decode's refusal names no file
+        raise BobcError(f"{labels['gpfifo']} is {len(data['gpfifo']):,} bytes: not whole "
+                        f"{gpfifo.ENTRY_BYTES}-byte GPFIFO entries", hint=hint)
     spans = [(f"region {r['index']} code", "program", r["place"], r["size"]) for r in manifest["regions"]]
     for launch in manifest["launches"]:
         spans.append((f"launch {launch['index']} QMD", "qmd", launch["qmd_offset"], sizes["qmd_record"]))
