@@ -195,15 +195,14 @@ def test_oracle_agrees_with_python_where_python_is_ieee():
 
 
 # Kernels whose ptxas code the control-code checker refuses (probe s43 f64div: /work/notes/s43/probe-f64div.md): they
-# run here with the checker off, and test_checker_still_refuses says when that changes.  sm_86's rcp.rn.f64 slow
-# path writes R7 by MUFU.RCP64H (XU queue) on one side of a branch while the other side's lanes' DFMA R6 (FP64 queue,
-# SB1) may still land: the checker keeps one pending writer a register, so a variable-latency writer waits for
-# it whatever its lanes.  (Accepted since this probe: a variable-latency write behind a late read or a pending
-# write of the same in-order queue -- sm_90's directed paths' `LDG.E R5, [R4.64]` on read scoreboard 0, then `LDG.E
-# R4` with no wait; sm_86's rsqrt.approx.f64 `DMUL R4` on SB0, then `DADD R4` on the other path.)
-CHECKER_REFUSES = {
-    ("sm_86", "rcp_rn"): "a MUFU over a register another path's lanes' DFMA still writes",
-}
+# run here with the checker off, and test_checker_still_refuses says when that changes.  None now: sm_86's rcp.rn.f64
+# slow path, which writes R7 by MUFU.RCP64H on one side of a branch while the other side's threads' DFMA R6 (SB1) may
+# still land, is accepted since probe s43 hazardlanes (the checker holds each outstanding write to the threads that
+# issued it: tests/sass/test_checker_lanes_s43.py).  (Accepted since probe s43 f64div: a variable-latency write behind
+# a late read or a pending write of the same in-order queue -- sm_90's directed paths' `LDG.E R5, [R4.64]` on read
+# scoreboard 0, then `LDG.E R4` with no wait; sm_86's rsqrt.approx.f64 `DMUL R4` on SB0, then `DADD R4` on the other
+# path.)
+CHECKER_REFUSES: dict = {}
 
 
 @pytest.mark.parametrize("arch", ARCHES)

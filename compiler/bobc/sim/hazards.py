@@ -24,6 +24,7 @@ same pair under one predicate: tests/sim/test_complementary_guards_s41.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..bounded import BoundedCache
 from ..targets import target_of_nvdisasm
@@ -214,38 +215,28 @@ class Checker:
         self.target_name = target_of_nvdisasm(arch, "a name for the hazard checker's messages").name
         self.raw = self.latencies.raw
         self.cycle = 0
-        # (file, n) -> (issue cycle, writer class, the writer's address)
-        self.ready: dict[tuple[str, int], tuple[int, str, int]] = {}
-        self.pending: dict[tuple[str, int], tuple[int, int]] = {}  # (file, n) -> (scoreboard, producer pc)
-        # (file, n) -> the threads that issued the pending write (True: all): a read by other threads only
-        # does not wait for it, as ptxas's divergent paths show (fns.b32 on sm_90: BREV R4, R4 on SB2 in
-        # one path, LOP3.LUT R4, R4, ... in the other with no wait on SB2)
-        self.pending_lanes: dict[tuple[str, int], object] = {}
-        # In-order queues: a result that set no scoreboard is complete once a later producer of
-        # the same queue has completed (its scoreboard waited): queue -> [(cycle, key)] unscored
-        self.unscored: dict[str, list] = {}
+        # (file, n) -> [(issue cycle, writer class, the writer's address, its threads)]: the latest fixed-latency
+        # write of each set of threads (a read by other threads only is not timed against it: ptxas's sqrt.rn.f32
+        # path writes R6 by FFMA on one side of a branch, its called slow path reads R6 on the other's threads)
+        self.ready: dict[tuple[str, int], list[tuple[int, str, int, object]]] = {}
+        # Outstanding variable-latency writes and late reads, each held to the threads that issued it (lanes: a
+        # boolean array over the launch's threads, or True for all) and to its guard (_guard), as a list a
+        # register: threads of divergent paths write and read their own registers, so a path's write or read
+        # is ordered only against the others' that share a thread with it (ptxas's sm_86 rcp.rn.f64: `DFMA
+        # R6, ...` on SB1 on one side of a branch, `MUFU.RCP64H R7, R5` on the other side's threads, waiting on
+        # nothing).  A wait completes an entry for the threads that issued the wait only: divergent paths of a
+        # warp run in an order the hardware does not publish (docs/simulator.md, the control-code checker).
+        # (file, n) -> [Pending]: a variable-latency write not yet known to have landed
+        self.pending: dict[tuple[str, int], list[Pending]] = {}
         self.last_scored: dict[int, dict[str, int]] = {}           # scoreboard -> {queue: last issue cycle}
-        # reg -> (read scoreboard, reader pc, whether a variable-latency writer is held to it too)
-        # and the write scoreboard it set: its result lands after its operands are read, so a wait on
-        # that one completes the read too (ptxas: ATOMS R15, [R15+UR6] on W3 and read scoreboard 2,
-        # then R15 overwritten after waiting SB3 alone; corpus3.ptx atomics, sm_90)
-        self.unread: dict[int, tuple[int, int, bool, int]] = {}
-        # reg -> the in-order queue (latencies.QUEUES) of its outstanding late reader, and (file, n) -> that of its
-        # pending variable-latency writer: a later variable-latency write of the same queue lands after the read
-        # and after the earlier write (ptxas, probe s43 f64div: sm_90's `LDG.E R5, [R4.64]` on read scoreboard 0
-        # and then `LDG.E R4, [R8.64]` with no wait; sm_86's `DFMA R6, R8, R4, R8` on one path, `DMUL R4, R4, ...`
-        # on the other, and `DMUL R4` on SB0 then `DADD R4` -- tests/sass/test_f64_division_s43.py)
-        self.unread_queue: dict[int, str] = {}
-        self.pending_queue: dict[tuple[str, int], str] = {}
-        # reg -> (issue cycle, pc, write scoreboard) of a late read with no read scoreboard: done once
-        # its write scoreboard is waited (the results land after the operands are read)
-        self.recent: dict[int, tuple[int, int, int]] = {}
+        # reg -> [Unread]: a late read on a read scoreboard (or done with its write scoreboard: its result lands
+        # after its operands are read -- ptxas: ATOMS R15, [R15+UR6] on W3 and read scoreboard 2, then R15
+        # overwritten after waiting SB3 alone; corpus3.ptx atomics, sm_90)
+        self.unread: dict[int, list[Unread]] = {}
+        # reg -> [Recent]: a late read with no read scoreboard, done WAR_UNSCORED cycles on or once its write
+        # scoreboard is waited
+        self.recent: dict[int, list[Recent]] = {}
         self.fp64_pcs: set[int] = set()          # FP64 instructions that are variable latency here (sm_86)
-        # the guards of the variable-latency accesses above (pending: the writer's; unread / recent:
-        # the reader's), as _guard gives them; none where unpredicated or where two readers' differ
-        self.pending_guard: dict[tuple[str, int], tuple | None] = {}
-        self.unread_guard: dict[int, tuple | None] = {}
-        self.recent_guard: dict[int, tuple | None] = {}
         # predicate (UPn: 8 + n) -> how many instructions naming it (or writing it) issued so far
         self.pred_writes: dict[int, int] = {}
         self._effects: dict[int, tuple] = {}
@@ -294,7 +285,11 @@ class Checker:
         # every predicate it names but as its guard, read or written, and those it writes unnamed
         # (R2P's mask): counted as rewritten, so complementary guards are proven only across
         # instructions that leave their predicate alone, whatever effects() makes of an operand
-        named = {o.index + (8 if o.kind == "upred" else 0) for o in ins.operands
+        # -- but for the compare family, whose operands past the two destinations are read only (the ISA's
+        # `ISETP.cmp.bop Pu, Pv, Ra, Rb, Pp`: ptxas's `FSETP.GEU.OR P1, PT, R6, -126, !P0` between `@!P0 LDG R11,
+        # [R2.64+0x4]` and `@P0 MOV R2, R6`)
+        operands = ins.operands[:2] if op in _COMPARES else ins.operands
+        named = {o.index + (8 if o.kind == "upred" else 0) for o in operands
                  if o.kind in ("pred", "upred") and o.index != PT}
         touched = tuple(sorted(named | set(e.dst_preds)))
         return reads, writes, decoupled, (late, decoupled), touched
@@ -333,58 +328,39 @@ class Checker:
             # `DEPBAR.LE SB0, 0x0`, then UR4 read with an empty wait mask; corpus.ptx control_flow)
             wait |= 1 << o[0].index
         if wait:
-            if self.pending:
-                for key in [k for k, (sb, _) in self.pending.items() if wait >> sb & 1]:
-                    del self.pending[key]
-                for sb, queues in self.last_scored.items():
-                    if not wait >> sb & 1:
-                        continue
-                    for queue, cycle in queues.items():
-                        for issued, key in self.unscored.get(queue, []):
-                            if issued < cycle and self.pending.get(key, (None,))[0] == NO_SCOREBOARD:
-                                del self.pending[key]
-            if self.unread:
-                for reg in [r for r, (sb, _, _, wsb) in self.unread.items()
-                            if wait >> sb & 1 or (wsb != NO_SCOREBOARD and wait >> wsb & 1)]:
-                    del self.unread[reg]
-            if self.recent:
-                for reg in [r for r, (_, _, sb) in self.recent.items()
-                            if sb != NO_SCOREBOARD and wait >> sb & 1]:
-                    del self.recent[reg]
+            self._complete(wait, lanes)
         now = self.cycle
         for key, name, required in reads:
             self._read(ins, key, now, required, name, lanes, guard)
+        queue = self._ordered_queue(ins.opcode) if decoupled else None
         for key, wclass in writes:
-            self._write(ins, key, key[0] + str(key[1]), decoupled, lanes, guard)
+            self._write(ins, key, key[0] + str(key[1]), decoupled, lanes, guard, queue)
             if decoupled:
                 self.ready.pop(key, None)
-                self.pending[key] = (c.write_scoreboard, ins.pc)
-                self.pending_queue[key] = self._ordered_queue(ins.opcode)
-                self.pending_lanes[key] = lanes
-                self.pending_guard[key] = guard
-                if c.write_scoreboard == NO_SCOREBOARD:
-                    self.unscored.setdefault(L.queue_of(ins.opcode), []).append((now, key))
+                entry = Pending(c.write_scoreboard, ins.pc, lanes, guard, queue, L.queue_of(ins.opcode), now)
+                self.pending[key] = _superseded(self.pending.get(key), entry) + [entry]
             else:
-                self.ready[key] = (now, wclass, ins.pc)
+                self.ready[key] = [r for r in self.ready.get(key, ()) if not _covers(lanes, r[3])] + [
+                    (now, wclass, ins.pc, lanes)]
         for pred in touched:
             self.pred_writes[pred] = self.pred_writes.get(pred, 0) + 1
         if decoupled and c.write_scoreboard != NO_SCOREBOARD:
             self.last_scored.setdefault(c.write_scoreboard, {})[L.queue_of(ins.opcode)] = now
+        if late:
+            rqueue = self._ordered_queue(ins.opcode)
         for reg in late:
             if c.read_scoreboard != NO_SCOREBOARD:
                 # a store's or reduction's operands (no result of its own) are held against
                 # fixed-latency writers only: a later variable-latency write of the same memory
                 # queue lands after them (ptxas's corpus3 barriers: STS R2 with read scoreboard 3,
                 # then an LDS of R2 around the loop without waiting on it)
-                self.unread_guard[reg] = _merged(self.unread_guard, self.unread, reg, guard)
-                self.unread[reg] = (c.read_scoreboard, ins.pc, late_decoupled, c.write_scoreboard)
-                self.unread_queue[reg] = self._ordered_queue(ins.opcode)
+                entry = Unread(c.read_scoreboard, ins.pc, late_decoupled, c.write_scoreboard, lanes, guard, rqueue)
+                self.unread[reg] = [e for e in self.unread.get(reg, ()) if not _repeats(entry, e)] + [entry]
             else:
                 # an earlier read WAR_UNSCORED or more cycles back no longer limits a write
-                earlier = self.recent.get(reg)
-                fresh = earlier is not None and now - earlier[0] < L.WAR_UNSCORED
-                self.recent_guard[reg] = _merged(self.recent_guard, self.recent if fresh else {}, reg, guard)
-                self.recent[reg] = (now, ins.pc, c.write_scoreboard)
+                self.recent[reg] = [e for e in self.recent.get(reg, ())
+                                    if now - e.issued < L.WAR_UNSCORED] + [Recent(now, ins.pc, c.write_scoreboard,
+                                                                                   lanes, guard)]
         if ins.opcode == "MEMBAR" and ("GPU" in ins.modifiers or "SYS" in ins.modifiers):
             # a GPU- or system-scope fence holds the warp far longer than any fixed latency: ptxas's
             # sm_86 code (corpus3 barriers) has VOTE read an ISETP's predicate 9 stall cycles on,
@@ -398,41 +374,74 @@ class Checker:
             # (github.com/sunnypatell/basalt, finding 1: a stall of 0 waits for outstanding results)
             self.ready.clear()
             self.pending.clear()
-            self.unscored.clear()
             self.last_scored.clear()
             self.unread.clear()
             self.recent.clear()
         self.cycle = now + max(1, c.stall)
 
-    def _pending_for(self, key, lanes) -> bool:
-        """Whether a variable-latency write of `key` is outstanding for any of the threads `lanes`."""
-        if key not in self.pending:
-            return False
-        writers = self.pending_lanes.get(key, True)
-        return lanes is True or writers is True or bool((lanes & writers).any())
+    def _complete(self, wait: int, lanes) -> None:
+        """A wait on the scoreboards of mask `wait` by the threads `lanes`: the writes and reads outstanding on them
+        are done for those threads.  Scoreboards count a warp's instructions, but a wait orders only what its own
+        threads issued before it: the divergent paths of a warp run in an order the hardware does not publish,
+        so another path's producer may issue after the wait (ptxas waits on each path, or after the paths join)."""
+        if self.pending:
+            # an unscored result of an in-order queue is complete once a later producer of the queue that set a
+            # waited scoreboard is
+            done: dict[str, int] = {}
+            for sb, queues in self.last_scored.items():
+                if wait >> sb & 1:
+                    for queue, cycle in queues.items():
+                        done[queue] = max(cycle, done.get(queue, -1))
+            for key in list(self.pending):
+                self._keep(self.pending, key, lanes, lambda e: wait >> e.sb & 1 if e.sb != NO_SCOREBOARD
+                           else e.issued < done.get(e.unit, -1))
+        for reg in list(self.unread):
+            self._keep(self.unread, reg, lanes,
+                       lambda e: wait >> e.sb & 1 or (e.wsb != NO_SCOREBOARD and wait >> e.wsb & 1))
+        for reg in list(self.recent):
+            self._keep(self.recent, reg, lanes, lambda e: e.wsb != NO_SCOREBOARD and wait >> e.wsb & 1)
+
+    @staticmethod
+    def _keep(table: dict, key, lanes, completed) -> None:
+        """Drop from table[key] the threads `lanes` of each entry `completed` says is done (the entry itself where
+        no thread of it is left)."""
+        entries = table[key]
+        if not any(completed(e) for e in entries):
+            return
+        kept = []
+        for e in entries:
+            if completed(e):
+                rest = _without(e.lanes, lanes)
+                if rest is None:
+                    continue
+                e = e._replace(lanes=rest)
+            kept.append(e)
+        if kept:
+            table[key] = kept
+        else:
+            del table[key]
 
     def _read(self, ins, key, now, required, name, lanes=True, guard=None):
         # a read under the complement of the pending writer's guard reads the threads it does not write
         # (ptxas: `@!P0 LDG R9` on no scoreboard, then `@P0 STG [...], R9`)
-        if self._pending_for(key, lanes) and not self._complementary(self.pending_guard.get(key), guard):
-            sb, producer = self.pending[key]
-            if sb == NO_SCOREBOARD:
+        for e in self.pending.get(key, ()):
+            if not _meet(e.lanes, lanes) or self._complementary(e.guard, guard):
+                continue
+            if e.sb == NO_SCOREBOARD:
                 fp64 = (f" (on {self.target_name} the FP64 unit is variable latency: DADD, DMUL, "
-                        "DFMA and DSETP need a write scoreboard the reader waits on)") if producer in self.fp64_pcs else ""
-                self._fail(ins, f"reads {name}, written at {producer:#06x} by a variable-latency instruction "
+                        "DFMA and DSETP need a write scoreboard the reader waits on)") if e.pc in self.fp64_pcs else ""
+                self._fail(ins, f"reads {name}, written at {e.pc:#06x} by a variable-latency instruction "
                                 f"that sets no scoreboard{fp64}")
-            self._fail(ins, f"reads {name} before waiting on scoreboard {sb}, which the variable-latency "
-                            f"instruction at {producer:#06x} that writes it set (wait mask "
+            self._fail(ins, f"reads {name} before waiting on scoreboard {e.sb}, which the variable-latency "
+                            f"instruction at {e.pc:#06x} that writes it set (wait mask "
                             f"{ins.control.wait_mask:#04x})")
-        if key in self.ready:
-            issued, wclass, producer = self.ready[key]
-            if isinstance(required, dict):
-                required = required.get(wclass)
-            if required is None:          # a writer the tables give no latency for (uldc, ...)
-                return
-            if now - issued < required:
+        for issued, wclass, producer, writers in self.ready.get(key, ()):
+            needed = required.get(wclass) if isinstance(required, dict) else required
+            if needed is None:            # a writer the tables give no latency for (uldc, ...)
+                continue
+            if now - issued < needed and _meet(writers, lanes):
                 self._fail(ins, f"reads {name} {now - issued} cycles after its producer at {producer:#06x} issued; "
-                                f"{_result_class(wclass)} result needs {required}")
+                                f"{_result_class(wclass)} result needs {needed}")
 
     def _ordered_queue(self, opcode: str) -> str | None:
         """The in-order queue whose variable-latency instructions complete in issue order (latencies.QUEUES; the
@@ -440,44 +449,123 @@ class Checker:
         queue = L.QUEUES.get(opcode)
         return None if queue == "fp64" and not self.latencies.fp64_decoupled else queue
 
-    def _write(self, ins, key, name, decoupled=False, lanes=True, guard=None):
-        # a fixed-latency write by other threads than the outstanding one's leaves it outstanding for its
-        # own (ptxas's fns.b32, sm_90; `@!P0 LDG R7` on SB2, then `@P0 IMAD R7` waiting on nothing); a
-        # variable-latency one would replace it, so it waits regardless
-        queue = self._ordered_queue(ins.opcode) if decoupled else None
-        same = queue is not None
-        if (self._pending_for(key, True if decoupled else lanes)
-                and (decoupled or not self._complementary(self.pending_guard.get(key), guard))
-                and not (same and self.pending_queue.get(key) == queue)):
-            sb, producer = self.pending[key]
-            self._fail(ins, f"overwrites {name} while the variable-latency write from {producer:#06x} "
-                            f"(scoreboard {sb}) may still land")
-        if (key[0] == "R" and key[1] in self.unread and (self.unread[key[1]][2] or not decoupled)
-                and not (same and self.unread_queue.get(key[1]) == queue)
-                and not self._complementary(self.unread_guard.get(key[1]), guard)):
-            sb, reader, _, _ = self.unread[key[1]]
-            self._fail(ins, f"overwrites R{key[1]} before the instruction at {reader:#06x} has read it "
-                            f"(read scoreboard {sb} not waited)")
+    def _write(self, ins, key, name, decoupled=False, lanes=True, guard=None, queue=None):
+        # Threads write their own registers: a write by threads no outstanding write or read of the register
+        # shares (another path's, or the complement of its guard) is not ordered against it (ptxas's fns.b32,
+        # sm_90: `@!P0 LDG R7` on SB2, then `@P0 IMAD R7` waiting on nothing; sm_86's rcp.rn.f64: `DFMA R6` on
+        # SB1 on one path, `MUFU.RCP64H R7` on the other).  A variable-latency write of the same in-order queue
+        # (`queue`) lands after an earlier one's result and after its operand reads.
+        for e in self.pending.get(key, ()):
+            if (_meet(e.lanes, lanes) and not self._complementary(e.guard, guard)
+                    and not (queue is not None and e.queue == queue)):
+                self._fail(ins, f"overwrites {name} while the variable-latency write from {e.pc:#06x} "
+                                f"(scoreboard {e.sb}) may still land")
+        if key[0] != "R":
+            return
+        for e in self.unread.get(key[1], ()):
+            if ((e.decoupled or not decoupled) and not (queue is not None and e.queue == queue)
+                    and _meet(e.lanes, lanes) and not self._complementary(e.guard, guard)):
+                self._fail(ins, f"overwrites R{key[1]} before the instruction at {e.pc:#06x} has read it "
+                                f"(read scoreboard {e.sb} not waited)")
         # a variable-latency writer's result lands after its own operand reads, in order behind the
         # earlier reads (NAK's write_after_read: 1 cycle for a decoupled writer after any reader)
         # (ptxas: `@P0 STG [...], R7` with no read scoreboard, `@!P0 IADD3 R7` 2 cycles on)
-        if (key[0] == "R" and key[1] in self.recent and not decoupled
-                and not self._complementary(self.recent_guard.get(key[1]), guard)):
-            issued, reader, _ = self.recent[key[1]]
-            if self.cycle - issued < L.WAR_UNSCORED:
-                self._fail(ins, f"overwrites R{key[1]} {self.cycle - issued} cycles after the variable-latency "
-                                f"instruction at {reader:#06x} that reads it issued, and that instruction sets no "
+        if decoupled:
+            return
+        for e in self.recent.get(key[1], ()):
+            if (self.cycle - e.issued < L.WAR_UNSCORED and _meet(e.lanes, lanes)
+                    and not self._complementary(e.guard, guard)):
+                self._fail(ins, f"overwrites R{key[1]} {self.cycle - e.issued} cycles after the variable-latency "
+                                f"instruction at {e.pc:#06x} that reads it issued, and that instruction sets no "
                                 f"read scoreboard: set one there and wait on it here (or issue this "
                                 f"{L.WAR_UNSCORED} or more cycles later)")
 
 
-def _merged(guards: dict, entries: dict, reg: int, guard):
-    """The guard to keep for `reg`'s outstanding read once a read under `guard` joins the one in
-    `entries` (whose guard `guards` holds): a later read replaces the earlier one's entry, so two
-    different guards keep none -- the reads together may be any thread's."""
-    if reg in entries and guards.get(reg) != guard:
+# Opcodes whose predicate operands past the first two (Pu, Pv) are sources only (effects reads them so)
+_COMPARES = frozenset({"ISETP", "FSETP", "DSETP"})
+
+
+class Pending(NamedTuple):
+    """A variable-latency write outstanding: its write scoreboard, address, threads, guard (Checker._guard), in-order
+    queue for the same-queue rule (Checker._ordered_queue; None: none), unit queue (latencies.queue_of, for an
+    unscored result completed by a later scored one) and issue cycle."""
+    sb: int
+    pc: int
+    lanes: object
+    guard: tuple | None
+    queue: str | None
+    unit: str | None
+    issued: int
+
+
+class Unread(NamedTuple):
+    """A late read on a read scoreboard: the scoreboard, the reader's address, whether a variable-latency writer is
+    held to it too, the reader's write scoreboard, its threads, guard and in-order queue."""
+    sb: int
+    pc: int
+    decoupled: bool
+    wsb: int
+    lanes: object
+    guard: tuple | None
+    queue: str | None
+
+
+class Recent(NamedTuple):
+    """A late read with no read scoreboard: its issue cycle, address, write scoreboard, threads and guard."""
+    issued: int
+    pc: int
+    wsb: int
+    lanes: object
+    guard: tuple | None
+
+
+def _meet(a, b) -> bool:
+    """Whether two sets of threads (boolean arrays, or True: all) share a thread."""
+    if a is True or b is True:
+        return True
+    return bool((a & b).any())
+
+
+def _without(a, b):
+    """The threads of `a` not in `b` (True: all), or None where none is left."""
+    if b is True:
         return None
-    return guard
+    rest = ~b if a is True else a & ~b
+    return rest if rest.any() else None
+
+
+def _covers(a, b) -> bool:
+    """Whether the threads `a` include every one of `b`."""
+    if a is True:
+        return True
+    if b is True:
+        return bool(a.all())
+    return not (b & ~a).any()
+
+
+def _superseded(entries, new: Pending) -> list:
+    """The pending writes of a register still outstanding beside `new`, a write of it _write accepted: one of the
+    same in-order queue lands before it, so for the threads `new` writes (all of them its guard selects: an
+    unguarded write, or one under the same guard) the later result is the one a reader waits for."""
+    if not entries:
+        return []
+    kept = []
+    for e in entries:
+        if new.queue is not None and e.queue == new.queue and (new.guard is None or new.guard == e.guard):
+            rest = _without(e.lanes, new.lanes)
+            if rest is None:
+                continue
+            e = e._replace(lanes=rest)
+        kept.append(e)
+    return kept
+
+
+def _repeats(new: Unread, old: Unread) -> bool:
+    """Whether `old` is done whenever `new` is: the same scoreboards, queue, guard and writer rule, on no thread
+    `new` leaves out (a loop's read of a register again, kept once)."""
+    return (old.sb == new.sb and old.wsb == new.wsb and old.decoupled == new.decoupled and old.queue == new.queue
+            and old.guard == new.guard and _covers(new.lanes, old.lanes))
+
 
 
 # A writer class (bobc.sim.latencies) as a message names it, with its article
