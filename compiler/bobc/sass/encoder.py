@@ -152,9 +152,20 @@ def _kind_letter(operand) -> str:
     return "M" if k.startswith("[") else k[0]
 
 
-def match_layout(inst: Instruction) -> list[tuple[str, object]]:
-    """Pair each operand with its slot, trying the opcode's layouts in order."""
-    layouts = L.LAYOUTS.get(inst.opcode)
+def layouts_of(inst: Instruction, arch: str | None = None) -> list[str] | None:
+    """The layouts an instruction's operands are matched against: its variant's (L.LAYOUT_VARIANTS), its
+    target's (L.LAYOUT_TARGETS), else its opcode's."""
+    for (opcode, variant), layouts in L.LAYOUT_VARIANTS.items():
+        if opcode == inst.opcode and variant in inst.modifiers:
+            return layouts
+    if arch is not None and (inst.opcode, arch) in L.LAYOUT_TARGETS:
+        return L.LAYOUT_TARGETS[(inst.opcode, arch)]
+    return L.LAYOUTS.get(inst.opcode)
+
+
+def match_layout(inst: Instruction, arch: str | None = None) -> list[tuple[str, object]]:
+    """Pair each operand with its slot, trying the instruction's layouts (layouts_of) in order."""
+    layouts = layouts_of(inst, arch)
     if layouts is None:
         raise EncodeProblem(f"opcode {inst.opcode} is not supported by this assembler")
     kinds = [_kind_letter(op) for op in inst.operands]
@@ -339,7 +350,7 @@ class Encoder:
         if problem:
             raise EncodeProblem(problem)
         placed = Placed()
-        pairing = match_layout(inst)
+        pairing = match_layout(inst, self.arch.name)
         slots = [name for name, _ in pairing]
         # the C-slot swap: an immediate/constant/uniform third source takes B's fields and
         # B's register moves to the C field
@@ -525,13 +536,16 @@ class Encoder:
         invert = getattr(operand, "invert", False)
         if carry:
             if written["neg"]:
-                raise EncodeProblem(f"{opcode}.X complements an operand with '~', not '-' (nvdisasm prints "
-                                    f"the negate bit of a carry-in addition as '~')")
+                what = (f"{opcode} complements an operand with '~', not '-' (nvdisasm prints its negate bit as '~')"
+                        if opcode in L.COMPLEMENTED else
+                        f"{opcode}.X complements an operand with '~', not '-' (nvdisasm prints "
+                        f"the negate bit of a carry-in addition as '~')")
+                raise EncodeProblem(what)
             written["neg"] = invert
         elif invert:
             where = "this operand" if opcode not in L.COMPLEMENT_WITH_CARRY else "this operand without .X"
             raise EncodeProblem(f"{opcode} takes no '~' on {where} (nvdisasm prints '~' only on the sources "
-                                f"of IADD3.X, IMAD.X, UIADD3.X and LEA.X)")
+                                f"of IADD3.X, IMAD.X, UIADD3.X, LEA.X and FLO)")
         for name in ("neg", "abs"):
             if name in allowed:
                 placed.flag(spec[name], written[name])
@@ -553,6 +567,8 @@ class Encoder:
                          L.OPERAND_MODIFIERS.get(opcode, {}))
         allowed = modifiers.get(logical, ())
         carry = opcode in L.COMPLEMENT_WITH_CARRY and "X" in mods
+        if logical in L.COMPLEMENTED.get(opcode, ()):
+            allowed, carry = ("neg",), True
         if isinstance(operand, Reg) and operand.bank == "R":
             spec = {"A": L.REG_A, "B": L.REG_B, "C": L.REG_C}[position]
             if inst.opcode in L.HALF_OPCODES and position == "C":
@@ -623,6 +639,9 @@ class Encoder:
     def _put_swizzle(self, inst: Instruction, placed: Placed, reg, position: str) -> None:
         """Packed-half lane selection; refused where the opcode or position has none."""
         opcode, mods = mnemonic_parts(inst.mnemonic)
+        if reg.swizzle == "H1" and opcode not in L.HALF_OPCODES:
+            self._put_half_select(inst, placed, reg, position, opcode, mods)
+            return
         absent = set().union(*(positions for variant, positions in _SWIZZLE_ABSENT.get(opcode, ())
                                if variant in mods))
         if opcode in L.HALF_OPCODES and position in L.SWIZZLE_FIELD and position not in absent:
@@ -631,6 +650,20 @@ class Encoder:
             placed.put(*L.SWIZZLE_FIELD[position], L.SWIZZLE_VALUE[reg.swizzle], "lane selection")
         elif reg.swizzle:
             raise EncodeProblem(f"lane selection .{reg.swizzle} is not available on this operand of {inst.opcode}")
+
+    def _put_half_select(self, inst: Instruction, placed: Placed, operand, position: str, opcode: str, mods) -> None:
+        """`R10.H1`: the high half of a 16-bit source (L.HALF_SELECT), on B's register where the source is
+        16 bits (L.HALF_SELECT_SOURCES); refused elsewhere (a uniform register's or a constant's: never seen)."""
+        if opcode not in L.HALF_SELECT or position != "B" or not (isinstance(operand, Reg) and operand.bank == "R"):
+            raise EncodeProblem(f"'.H1' (a register's high half) is not available on this operand of {inst.opcode} "
+                                f"(tables.layouts.HALF_SELECT: {', '.join(sorted(L.HALF_SELECT))}, on B's register)")
+        source = _conversion_types(opcode, mods)[1] if opcode in ("I2F", "F2F", "F2I") else None
+        sources = L.HALF_SELECT_SOURCES[opcode]
+        if not (source in sources if source is not None else any(m in sources for m in mods)):
+            reads = f"a {source} source" if source else f"no {' / '.join('.' + m for m in sources)}"
+            raise EncodeProblem(f"'.H1' selects the high half of a 16-bit source; {inst.mnemonic} has {reads} "
+                                f"(it takes one with {' or '.join('.' + m for m in sources)})")
+        placed.flag(L.HALF_SELECT[opcode], True)
 
     def _put_memory(self, inst: Instruction, placed: Placed, mem: Mem, spec: dict) -> None:
         if mem.base is not None and mem.base.bank != "R":

@@ -322,7 +322,8 @@ _REG = re.compile(r"^(R\d+|RZ|UR\d+|URZ|P[0-6T]|UP[0-6T])$")
 # gsb0: the warpgroup MMA's scoreboard (HGMMA, WARPGROUP.DEPBAR)
 _SPECIAL = re.compile(r"^(SR_[A-Za-z0-9_.]+|PR|SRZ|SB\d|gsb\d)$")
 _GDESC = re.compile(r"^gdesc\[(UR\d+|URZ)\]((?:\.[A-Za-z]+)*)$")
-SWIZZLES = ("H0_H0", "H1_H1", "H0_H1", "H1_H0", "F32")
+# H1: a 16-bit source's high half (I2F.S16 R15, R10.H1; encoder._put_half_select), after the pairs it ends
+SWIZZLES = ("H0_H0", "H1_H1", "H0_H1", "H1_H0", "F32", "H1")
 
 
 def parse_register(text: str) -> Reg | None:

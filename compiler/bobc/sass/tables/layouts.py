@@ -106,6 +106,10 @@ LAYOUTS: dict[str, list[str]] = {
     "IADD3": ["Rd [Pu] [Pv] Ra Sb Sc [Pp] [Pq]"],
     "VIADD": ["Rd Ra Sb"],
     "VIMNMX": ["Rd Ra Sb Pp"],
+    # sm_90's add-then-min/max (ptxas's add.s32 then min.s32 / max.s32, tools/ptx_corpus/wide_cover_sm90.ptx):
+    # VIADDMNMX R15, R8, R9, R10, PT is min(R8 + R9, R10), !PT max (Pp's '!' at 90); B at 32 (an immediate
+    # there, `R8, 0x5, R10`), C at 64; .U32 (72) and the other kinds are fixed bits (nvdisasm, flipping bits)
+    "VIADDMNMX": ["Rd Ra Sb Sc Pp"],
     "LEA": ["Rd [Pu] Ra Sb Sc Ishift [Pp]", "Rd [Pu] Ra Sb Ishift [Pp]"],
     "LOP3": ["[Pu] Rd Ra Sb Sc Ilut [Pp]"],
     "PLOP3": ["Pu Pv Pp Pq Pr Iplut Imask8", "Pu Pv Rsa Rsb Rsc Ilut Imask8"],
@@ -167,6 +171,7 @@ LAYOUTS: dict[str, list[str]] = {
     "EXIT": [""],
     "NOP": [""],
     "WARPSYNC": ["Sb", "", "Ra Target"],
+    "NANOSLEEP": ["Sb"],                # nanosleep.u32 (wide_cover_forms.ptx): NANOSLEEP 0x64, the count at 32
     "BSSY": ["Bar Target34"],
     "BSYNC": ["Bar"],
     "CALL": ["Target"],
@@ -182,6 +187,7 @@ LAYOUTS: dict[str, list[str]] = {
     "HFMA2": ["Rd Ra Sb Sc"],
     "HMNMX2": ["Rd Ra Sb Pp"],
     "HSETP2": ["Pu Pv Ra Sb Pp"],      # setp.<cmp>.f16 / .f16x2 (math_forms.ptx): FSETP's slots on halves
+    # F2FP packs two values (A, B); sm_90's fp8 forms have layouts of their own (LAYOUT_VARIANTS)
     "F2FP": ["Rd Ra Sb"],
     "HMMA": ["Rd Ra Sb Sc"],
     # local, shared and global memory beyond LDG/STG
@@ -238,6 +244,17 @@ LAYOUTS: dict[str, list[str]] = {
     "USETMAXREG": ["Imaxreg", "Pu Imaxreg"],   # .DEALLOC 40 / .TRY_ALLOC UP0, 232 (a loop until UP0)
 }
 
+# Layouts of one variant of an opcode, tried instead of LAYOUTS[opcode] where the instruction has the
+# modifier (outside the opcode's encoding class, derive.encoding_class, which its other forms keep): sm_90's fp8
+# F2FP (ptxas's cvt.rn.satfinite.e4m3x2 / .e5m2x2, tools/ptx_corpus/wide_cover_sm90.ptx) merges into C,
+# F2FP.SATFINITE.E4M3.F32.PACK_AB_MERGE_C R8, R6, R7, RZ (C at 64), or unpacks B alone, F2FP.F16.E4M3.UNPACK_B
+# R11, R0 (A a fixed RZ), or B and C, F2FP.SATFINITE.E4M3.F16.UNPACK_B_MERGE_C R6, R0, RZ
+LAYOUT_VARIANTS = {("F2FP", "PACK_AB_MERGE_C"): ["Rd Ra Sb Sc"], ("F2FP", "UNPACK_B_MERGE_C"): ["Rd Sb Sc"],
+                   ("F2FP", "UNPACK_B"): ["Rd Sb"]}
+# ... and of one target: sm_90's WARPSYNC R7 (bar.warp.sync / shfl.sync with a register mask) holds the
+# mask at A (24..31), sm_86's at B (32..39): ptxas 13's words 0x...0007007348 / 0x...0700007348
+LAYOUT_TARGETS = {("WARPSYNC", "sm_90"): ["Ra", "", "Ra Target"]}
+
 # Which source positions accept '-' (neg) and '|..|' (abs), per opcode; the bits are the
 # position's (REG_A/B/C above; a constant in B uses B's).  Everything else takes none.
 _FLOAT = {"A": ("neg", "abs"), "B": ("neg", "abs"), "C": ("neg", "abs")}
@@ -270,6 +287,11 @@ OPERAND_MODIFIERS = {
 # IMAD.X R7, RZ, RZ, ~R7, P0 sets bit 75; UIADD3.X UR5, URZ, ~UR7, URZ, UP1, !UPT sets bit 63;
 # tests/sass/test_modifiers.py), so a source writes '~' on them and '-' is refused.
 COMPLEMENT_WITH_CARRY = {"IADD3", "IMAD", "UIADD3", "LEA"}
+# Sources whose negate bit is a one's complement with or without .X, which nvdisasm prints as '~' (not in
+# OPERAND_MODIFIERS: FLO keeps I2F's encoding class, derive.encoding_class): FLO.U32 R25, ~R4 sets bit 63, REG_B's
+# negate (ptxas 13's bfind.u64 / clz.b64, the leading one of the high word's complement, both targets,
+# tools/ptx_corpus/wide_cover_forms.ptx)
+COMPLEMENTED = {"FLO": ("B",)}
 # ... LEA.HI.X too, on B (OPERAND_MODIFIERS["LEA"]): bit 63, REG_B's negate, which nvdisasm prints as '-' on a
 # plain LEA and '~' on LEA.X (ptxas 13, sad / vabsdiff2 of tools/ptx_corpus/int_forms.ptx, both targets:
 # LEA.HI R9, R6, -R13, RZ, 0x10 and LEA.HI.X.SX32 R15, R6, ~R15, 0x1, P1 each set bit 63)
@@ -307,7 +329,10 @@ REUSE_OPCODES = {"FADD", "FFMA", "FMNMX", "FMUL", "FSEL", "FSETP", "I2FP", "IADD
                  # tools/ptx_corpus/sign_forms.ptx)
                  "PLOP3",
                  # ptxas 13 marks FSET.BF's sources (FSET.BF.NAN.AND R11, R0.reuse, R5.reuse, PT: warp_forms.ptx)
-                 "FSET"}
+                 "FSET",
+                 # ptxas 13 sm_90 marks VIADDMNMX's and VABSDIFF4's sources (VIADDMNMX R13, R8.reuse, 0x5, R10, !PT;
+                 # VABSDIFF4.U8.ACC R14, R4, R5, R6.reuse: wide_cover_forms.ptx / wide_cover_sm90.ptx)
+                 "VIADDMNMX", "VABSDIFF4"}
 # ... on these targets only: nvdisasm shows no reuse flag on sm_86's R2UR (bit 122 decodes to nothing)
 REUSE_TARGETS = {"R2UR": {"sm_90"}}
 
@@ -330,6 +355,15 @@ SWIZZLE_FIELD = {"A": (74, 2), "B": (60, 2), "C": (81, 2)}
 # selection (tests/sass/test_math_forms.py), so a selection on its C is refused, never dropped.
 SWIZZLE_FIELD_ABSENT = {("HFMA2", "MMA"): {"C"}}
 SWIZZLE_VALUE = {"": 0, "H0_H0": 2, "H1_H1": 3}
+# A 16-bit source's high half, `R10.H1` (nvdisasm's suffix; no suffix is the low half): the bit, per opcode, of
+# the conversions and MUFU that read one half of B's register (ptxas 13, both targets, wide_cover_forms.ptx:
+# I2F.S16 R15, R10.H1, F2F.F64.F16 R6, R10.H1, F2I.F16.TRUNC.NTZ R23, R10.H1, MUFU.EX2.F16 R33, R24.H1 set bit 60,
+# whose neighbour 61 nvdisasm reads as .INVALID3; sm_90's F2FP.F16.E5M2.UNPACK_B R7, R0.H1 sets 88, which
+# F2FP.*.PACK_AB_MERGE_C ignores).  Taken only where the source is 16 bits (HALF_SELECT_SOURCES: a
+# conversion's source type, MUFU's .F16, F2FP's .UNPACK_B); refused elsewhere, never dropped.
+HALF_SELECT = {"I2F": 60, "F2F": 60, "F2I": 60, "MUFU": 60, "F2FP": 88}
+HALF_SELECT_SOURCES = {"I2F": ("S16", "U16"), "F2F": ("F16", "BF16"), "F2I": ("F16", "BF16"),
+                       "MUFU": ("F16", "BF16"), "F2FP": ("UNPACK_B",)}
 
 # Opcodes whose immediates are the high 32 bits of a binary64 (nvdisasm prints `DADD R10, R8, 1`).
 DOUBLE_IMMEDIATE = {"DADD", "DMUL", "DFMA", "DSETP"}
