@@ -27,6 +27,7 @@ typedef struct {
     uint64_t host, extent, gpu;
     uint8_t *cpu;
     int host_mapped;
+    char name[80];              /* the Map's identity as messages name it (its first 64 bytes: np_device_map) */
 } np_mapping;
 
 typedef struct {

@@ -370,8 +370,9 @@ class Peer:
 
 
 class Mapping:
-    def __init__(self, host: int, extent: int, gpu: int):
+    def __init__(self, host: int, extent: int, gpu: int, name: str = ""):
         self.host, self.extent, self.gpu = host, extent, gpu
+        self.name = name            # the Map's identity as messages name it (np_mapping.name)
         self.memory = bytearray(extent)
         self.host_mapped = host != 0
 
@@ -728,10 +729,12 @@ class Machine:
             self.fault(at, self._device_status(), f'buffer "{name}": extent {extent} (1 byte to 1 TiB)')
         for m in self.mappings:
             if host and m.host_mapped and host < m.host + m.extent and m.host < host + extent:
+                # both buffers named, with their ranges (runtime_c/native_device.c np_device_map)
                 self.fault(at, self._device_status(), f'buffer "{name}": host range [0x{host:x}, +0x{extent:x}) overlaps '
-                                            f'an earlier buffer')
+                                            f'buffer "{m.name}" [0x{m.host:x}, +0x{m.extent:x}), mapped earlier '
+                                            f'(give each Map a host range of its own)')
         try:
-            mapping = Mapping(host, extent, gpu)
+            mapping = Mapping(host, extent, gpu, name)
         except MemoryError:
             # the program's own device memory, not bobc's: the memory session's refusal, as the C
             # host's (runtime_c/native_device.c np_device_map), not bobc's "out of memory", exit 1
