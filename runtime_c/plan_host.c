@@ -266,7 +266,7 @@ static int step_scalar_fill(host *h, const bobc_step_scalar_fill *s)
     if (!at_va)
         return fail(h, RT_EXIT_INTERNAL);
     uint8_t bytes[4];
-    if (bobc_fill_bytes(f, h->step, bytes, h->err, sizeof h->err))
+    if (bobc_fill_step_bytes(f, s->fill, h->step, bytes, h->err, sizeof h->err))
         return fail(h, RT_EXIT_INTERNAL);
     memcpy(at_va, bytes, 4);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import BobcError, printable
 from ..native.words import count as _count
-from ..plan.host import FILE_NAMES, FillValueError, RecordCheck, word_value
+from ..plan.host import FILE_NAMES, FillValueError, RecordCheck, fill_refusal, word_value
 from ..plan.schedule import lower
 from . import envelope
 from .errors import BadInputRecord
@@ -513,7 +513,7 @@ class ReferenceHost:
                 try:
                     encoded = fill.encode(step + fill.step)
                 except FillValueError as error:     # the C host's internal error, exit 1, in its words
-                    raise ReferenceHostError(str(error)) from None
+                    raise ReferenceHostError(fill_refusal(v["fill"], step, fill.step, str(error))) from None
                 self.parameters[fill.launch][fill.offset:fill.offset + 4] = encoded
             elif k in ("read", "read_at_cursor", "read_cyclic"):
                 if k == "read" and v["file"] == "checkpoint-in":

@@ -35,7 +35,7 @@ from .memory import Buffer, Memory
 ENTRY_BYTES = 8
 RING_ENTRIES = 1024           # runtime_c/nv_shim.h RT_GPU_DEFAULT_RING_ENTRIES
 from ..plan.host import STAMP_SLOTS, STAT_BYTES    # runtime_c/plan_host.c BOBC_STAT_BYTES, BOBC_STAMP_SLOTS
-from ..plan.host import FillValueError, ScalarProgramError, encoded_fill, scalar_value    # plan_fill.c's evaluation and encoding, shared with the reference
+from ..plan.host import FillValueError, ScalarProgramError, encoded_fill, fill_refusal, scalar_value    # plan_fill.c's evaluation and encoding, shared with the reference
 OUTPUTS = ("checkpoint-out", "predictions", "result")
 
 
@@ -195,7 +195,14 @@ class SimulatedHost:
         if v["fill"] >= len(self.plan.fills):
             raise HostStepFault(f"the schedule computes fill {v['fill']}, the plan has {len(self.plan.fills)}")
         fill = self.plan.fills[v["fill"]]
-        self.at(fill.va, 4, "a fill's destination")[:] = np.frombuffer(fill_bytes(fill, self.step), dtype=np.uint8)
+        destination = self.at(fill.va, 4, "a fill's destination")
+        try:
+            encoded = fill_bytes(fill, self.step)
+        except HostStepFault as refused:    # the C host's ScalarFill words (plan_fill.c bobc_fill_step_bytes)
+            if not refused.message.startswith("a fill's value "):
+                raise
+            raise HostStepFault(fill_refusal(v["fill"], self.step, fill.step, refused.message)) from None
+        destination[:] = np.frombuffer(encoded, dtype=np.uint8)
 
     def step_read(self, v):
         dst = self.at(v["host"], v["extent"], "a read's destination")
