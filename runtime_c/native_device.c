@@ -291,6 +291,16 @@ uint8_t *np_device_at(np_session *s, uint64_t address, uint64_t bytes)
     return NULL;
 }
 
+const np_mapping *np_device_buffer(const np_session *s, uint64_t address)
+{
+    for (int i = 0; i < s->map_count; i++) {
+        const np_mapping *m = &s->maps[i];
+        if (m->host_mapped && address >= m->host && address - m->host < m->extent)
+            return m;
+    }
+    return NULL;
+}
+
 static uint64_t load64(volatile uint8_t *p)
 {
     __atomic_thread_fence(__ATOMIC_ACQUIRE);

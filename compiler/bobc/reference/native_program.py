@@ -441,11 +441,30 @@ class Machine:
             raise Stop(status, what.encode("utf-8", "surrogateescape"))
         raise Stop(status, f"command {index} ({command.name}): {what}".encode("utf-8", "surrogateescape"))
 
+    def _buffer_at(self, address: int):
+        """The host-mapped buffer holding byte `address`, or None (runtime_c np_device_buffer; a plan
+        host's Commands machine names none, as its C hook does not)."""
+        for m in getattr(self, "mappings", ()):
+            if m.host_mapped and m.host <= address < m.host + m.extent:
+                return m
+        return None
+
+    def _refuse_range(self, index: int, what: str, address: int, count: int, advice: str = ""):
+        """runtime_c/native_machine.c refuse_range: a range that starts in a buffer and runs past its
+        end names it; else where to Map one (or the caller's advice)."""
+        m = self._buffer_at(address)
+        if m is not None:
+            self.fault(index, EXIT_FAULT, f'{what} is in no host-mapped buffer: it starts {address - m.host:,} bytes '
+                                          f'into buffer "{m.name}" [0x{m.host:x}, +0x{m.extent:x}) and runs '
+                                          f'{address + count - m.host - m.extent:,} bytes past its end (a range lies '
+                                          f'in one buffer){advice}')
+        self.fault(index, EXIT_FAULT, f"{what} is in no host-mapped buffer"
+                                      + (advice or " (Map one there with a nonzero host address first)"))
+
     def _mapped(self, index: int, address: int, count: int):
         found = self.locate(address, count)
         if found is None:
-            self.fault(index, EXIT_FAULT, f"mapped [0x{address:x}, +{count}) is in no host-mapped buffer (Map one "
-                                          f"there with a nonzero host address first)")
+            self._refuse_range(index, f"mapped [0x{address:x}, +{count})", address, count)
         return found
 
     def _operand(self, index: int, operand) -> int:
@@ -753,7 +772,16 @@ class Machine:
             self.fault(at, EXIT_INTERNAL, f"submission {n}: the issue counter is at 2^64 - 1, where the semaphore's "
                                           "target n + 1 would wrap to 0 (a counter takes submissions 0 to 2^64 - 2); "
                                           "store a smaller count at its word")
-        slot = self._mapped(at, ring + 8 * (n % entries), 8)
+        address = ring + 8 * (n % entries)
+        slot = self.locate(address, 8) if address <= MASK else self._mapped(at, address, 8)
+        if slot is None:    # the slot named as the ring's (runtime_c np_ring_slot)
+            advice, m = "", self._buffer_at(ring)
+            if m is not None and ring + 8 * entries > m.host + m.extent:
+                advice = (f"; the ring's {entries} entries at 0x{ring:x} need {8 * entries:,} bytes, past the end of "
+                          f'buffer "{m.name}" [0x{m.host:x}, +0x{m.extent:x}): map a buffer that holds them all, '
+                          f"or give the ring fewer entries")
+            self._refuse_range(at, f"ring slot {n % entries} of {entries} (submission {n}) at mapped "
+                                   f"[0x{address:x}, +8)", address, 8, advice)
         put_at = self._mapped(at, put, 4)
         semaphore_at = self._mapped(at, semaphore, 8)
         entry = self._operand(at, c.v[0])
