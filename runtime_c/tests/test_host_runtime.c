@@ -235,6 +235,13 @@ static void test_cursor_window(void)
     cursor = (unsigned __int128)UINT64_MAX * UINT64_MAX + UINT64_MAX;
     CHECK(bobc_input_window(cursor, 1, 64, what, err, sizeof err) == RT_EXIT_BAD_INPUT &&
           strstr(err, "1 byte at 340282366920938463444927863358058659840 of a 64-byte input"), "the largest: '%s'", err);
+    /* probe s43 nativemsgs: a resumed run's cursor names the checkpoint's step (20 x 512 + 16 = 10,256 by
+     * hand; 2^64 - 1 x 2^64 - 1 + 2^64 - 1 = 2^128 - 2^64 exactly, never wrapped) */
+    bobc_cursor_note(20, 512, 16, err, sizeof err);
+    CHECK(!strcmp(err, " (the cursor started at byte 10256: the input checkpoint's step 20 x 512 + 16; resume from an "
+                  "earlier checkpoint, or give an input that holds what a run from step 20 reads)"), "'%s'", err);
+    bobc_cursor_note(UINT64_MAX, UINT64_MAX, UINT64_MAX, err, sizeof err);
+    CHECK(strstr(err, "started at byte 340282366920938463444927863358058659840:") != NULL, "'%s'", err);
     err[0] = 0;
     CHECK(bobc_input_window(60, 4, 64, what, err, sizeof err) == 0 && !err[0], "the last 4 bytes: '%s'", err);
     CHECK(bobc_input_window(64, 0, 64, what, err, sizeof err) == 0, "nothing at the end: '%s'", err);

@@ -115,6 +115,7 @@ class SimulatedHost:
                                 f"{len(host.semaphores)} entries")
         self.out = {name: bytearray() for name in OUTPUTS}
         self.gp_put = self.issued = self.cursor = 0
+        self.cursor_from = None
         self.published = self.published_step = 0
         self.publications: list = []
         self.staged: bytes | None = None
@@ -163,7 +164,7 @@ class SimulatedHost:
         reference.host.read_past_input takes it), refused as the C host refuses them."""
         dst = self.at(to, extent, "a cyclic read" if kind == "read_cyclic" else "a read at the cursor")
         if offset > self.plan.record_bytes or extent > self.plan.record_bytes - offset:
-            raise read_past_input(kind, extent, offset, self.plan.record_bytes)
+            raise read_past_input(kind, extent, offset, self.plan.record_bytes, self.cursor_from)
         dst[:] = np.frombuffer(self.record[offset:offset + extent], dtype=np.uint8)
 
     # ---- the steps (plan_host.c step_<kind>) ----
@@ -229,6 +230,7 @@ class SimulatedHost:
 
     def step_cursor_from_checkpoint(self, v):
         self.cursor = v["base"] + self.step * v["scale"]
+        self.cursor_from = (self.step, v["scale"], v["base"])     # messages (plan_host.c read_input)
 
     def step_cursor_advance(self, v):
         self.cursor += v["bytes"]
