@@ -299,9 +299,16 @@ int np_run(np_machine *m, uint32_t at)
             volatile uint8_t *word = mapped(m, at, c->n[0], 8);
             if (!word || operand(m, at, &c->v[0], &a))
                 return -1;
-            if (m->hooks->wait(m, word, a, c->n[1], why))
-                return np_fault(m, at, m->wait_status ? m->wait_status : NP_EXIT_WAIT, "mapped word 0x%llx: %s",
-                                (unsigned long long)c->n[0], why);
+            if (m->hooks->wait(m, word, a, c->n[1], why)) {
+                /* the word's buffer named where the host names its buffers: the plan's name for it */
+                char in[128] = "", offset[RT_GROUPED_BYTES];
+                const char *name;
+                uint64_t host, extent;
+                if (m->hooks->mapped_buffer && m->hooks->mapped_buffer(m, c->n[0], &name, &host, &extent))
+                    snprintf(in, sizeof in, " (buffer \"%s\" + %s)", name, rt_grouped(c->n[0] - host, offset));
+                return np_fault(m, at, m->wait_status ? m->wait_status : NP_EXIT_WAIT, "mapped word 0x%llx%s: %s",
+                                (unsigned long long)c->n[0], in, why);
+            }
             break;
         }
         case NP_REPEAT:

@@ -585,8 +585,11 @@ class Machine:
                 value = self._operand(at, c.v[0])
                 seen = int.from_bytes(memory[offset:offset + 8], "little")
                 if seen < value:
-                    self.fault(at, self.wait_status, f"mapped word 0x{n[0]:x}: the word reached {seen}, not {value}, "
-                                              f"within {n[1]} ms")
+                    # the word's buffer named (runtime_c/native_machine.c np_run's WaitMapped)
+                    b = self._buffer_at(n[0])
+                    inside = f' (buffer "{b.name}" + {n[0] - b.host:,})' if b is not None else ""
+                    self.fault(at, self.wait_status, f"mapped word 0x{n[0]:x}{inside}: the word reached {seen}, not "
+                                              f"{value}, within {n[1]} ms")
             elif code == 12:
                 count = self._operand(at, c.v[0])
                 for _ in range(count):
