@@ -243,9 +243,12 @@ int np_device_map(np_session *s, const uint8_t *identity, uint64_t identity_leng
                    (unsigned long long)extent);
     for (int i = 0; i < s->map_count; i++) {
         const np_mapping *m = &s->maps[i];
+        /* both buffers named, with their ranges: the Map that clashes need not be the one before */
         if (host && m->host_mapped && rt_ranges_overlap(host, extent, m->host, m->extent))
-            return say(err, NP_STATUS_DEVICE, "buffer \"%s\": host range [0x%llx, +0x%llx) overlaps an earlier buffer",
-                       name, (unsigned long long)host, (unsigned long long)extent);
+            return say(err, NP_STATUS_DEVICE, "buffer \"%s\": host range [0x%llx, +0x%llx) overlaps buffer \"%s\" "
+                       "[0x%llx, +0x%llx), mapped earlier (give each Map a host range of its own)", name,
+                       (unsigned long long)host, (unsigned long long)extent, m->name, (unsigned long long)m->host,
+                       (unsigned long long)m->extent);
     }
     np_mapping *m = &s->maps[s->map_count];
     memset(m, 0, sizeof *m);
@@ -272,6 +275,7 @@ int np_device_map(np_session *s, const uint8_t *identity, uint64_t identity_leng
     m->gpu = gpu;
     m->cpu = cpu;
     m->host_mapped = host != 0;
+    snprintf(m->name, sizeof m->name, "%s", name);
     s->map_count++;
     return 0;
 }
@@ -283,6 +287,16 @@ uint8_t *np_device_at(np_session *s, uint64_t address, uint64_t bytes)
         if (m->host_mapped && address >= m->host && address - m->host <= m->extent &&
             bytes <= m->extent - (address - m->host))
             return m->cpu + (address - m->host);
+    }
+    return NULL;
+}
+
+const np_mapping *np_device_buffer(const np_session *s, uint64_t address)
+{
+    for (int i = 0; i < s->map_count; i++) {
+        const np_mapping *m = &s->maps[i];
+        if (m->host_mapped && address >= m->host && address - m->host < m->extent)
+            return m;
     }
     return NULL;
 }

@@ -27,6 +27,7 @@ typedef struct {
     uint64_t host, extent, gpu;
     uint8_t *cpu;
     int host_mapped;
+    char name[80];              /* the Map's identity as messages name it (its first 64 bytes: np_device_map) */
 } np_mapping;
 
 typedef struct {
@@ -46,6 +47,8 @@ int np_device_map(np_session *s, const uint8_t *identity, uint64_t identity_leng
 /* The CPU bytes behind mapped [address, address + bytes), or NULL when that range is
  * not inside one host-mapped buffer. */
 uint8_t *np_device_at(np_session *s, uint64_t address, uint64_t bytes);
+/* The host-mapped buffer holding byte `address`, or NULL. */
+const np_mapping *np_device_buffer(const np_session *s, uint64_t address);
 /* Issue `entry` and wait until the 64-bit word at `semaphore` reaches `value`. */
 int np_device_submit(np_session *s, uint64_t entry, volatile uint8_t *semaphore, uint64_t value, char *err);
 /* Wait until the 64-bit word at `word` is at least `value`, within timeout_ms. */

@@ -205,6 +205,17 @@ static uint8_t *host_mapped(np_machine *m, uint64_t address, uint64_t bytes)
     return np_device_at(&HOST(m)->session, address, bytes);
 }
 
+static int host_mapped_buffer(np_machine *m, uint64_t address, const char **name, uint64_t *host, uint64_t *extent)
+{
+    const np_mapping *b = np_device_buffer(&HOST(m)->session, address);
+    if (!b)
+        return 0;
+    *name = b->name;
+    *host = b->host;
+    *extent = b->extent;
+    return 1;
+}
+
 /* "; its launches: launch[L] (kernel NAME, grid [..], PLACE), ...; `bobc dump HOST` lists
  * submission[K]'s launches" for the submission issuing GPFIFO entry `entry`, from the host's
  * .bobc.launches section (read once, when a GPU fault is first said: bobc.native.launches, which
@@ -537,7 +548,7 @@ static void host_fail_context(np_machine *m, char *out, size_t room)
                               h->peers[i].remote);
 }
 
-static const np_hooks host_hooks = { host_mapped, host_wait, host_other, host_fail_context };
+static const np_hooks host_hooks = { host_mapped, host_wait, host_other, host_fail_context, host_mapped_buffer };
 
 /* A ReadFile argument's file as rt_io_add_output knows an output's: its folder's real path and
  * its name (the path itself when the folder cannot be resolved), and its device and inode when

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "native_machine.h"
 #include "native_device.h"
+#include "host_runtime.h"
 #include "host_settings.h"
 
 #include <math.h>
@@ -55,12 +56,35 @@ int np_fault(np_machine *m, uint32_t index, int status, const char *fmt, ...)
     return -1;
 }
 
+/* What a refused range [address, +bytes) is, said after "is in no host-mapped buffer": it starts in
+ * a buffer and runs past its end (named, with its range: a range lies in one buffer), else where
+ * to Map one.  `what` says the range first ("mapped [...)" or a ring slot). */
+static void refuse_range(np_machine *m, uint32_t index, const char *what, uint64_t address, uint64_t bytes,
+                         const char *advice)
+{
+    const char *name;
+    uint64_t host, extent;
+    if (m->hooks->mapped_buffer && m->hooks->mapped_buffer(m, address, &name, &host, &extent)) {
+        char into[RT_GROUPED_BYTES], past[RT_GROUPED_BYTES];
+        unsigned __int128 end = (unsigned __int128)address + bytes;
+        np_fault(m, index, NP_EXIT_FAULT, "%s is in no host-mapped buffer: it starts %s bytes into buffer \"%s\" "
+                 "[0x%llx, +0x%llx) and runs %s bytes past its end (a range lies in one buffer)%s", what,
+                 rt_grouped(address - host, into), name, (unsigned long long)host, (unsigned long long)extent,
+                 rt_grouped((unsigned long long)(end - host - extent), past), advice);
+        return;
+    }
+    np_fault(m, index, NP_EXIT_FAULT, "%s is in no host-mapped buffer%s", what,
+             advice[0] ? advice : " (Map one there with a nonzero host address first)");
+}
+
 uint8_t *np_mapped(np_machine *m, uint32_t index, uint64_t address, uint64_t bytes)
 {
     uint8_t *at = m->hooks->mapped(m, address, bytes);
-    if (!at)
-        np_fault(m, index, NP_EXIT_FAULT, "mapped [0x%llx, +%llu) is in no host-mapped buffer (Map one there with a "
-                 "nonzero host address first)", (unsigned long long)address, (unsigned long long)bytes);
+    if (!at) {
+        char what[64];
+        snprintf(what, sizeof what, "mapped [0x%llx, +%llu)", (unsigned long long)address, (unsigned long long)bytes);
+        refuse_range(m, index, what, address, bytes, "");
+    }
     return at;
 }
 
@@ -75,8 +99,28 @@ volatile uint8_t *np_ring_slot(np_machine *m, uint32_t index, uint64_t ring, uin
         return NULL;
     }
     unsigned __int128 address = (unsigned __int128)ring + (unsigned __int128)8 * (n % entries);
-    if (address <= UINT64_MAX)
-        return np_mapped(m, index, (uint64_t)address, 8);
+    if (address <= UINT64_MAX) {
+        volatile uint8_t *at = m->hooks->mapped(m, (uint64_t)address, 8);
+        if (at)
+            return at;
+        /* the slot named as the ring's, and the ring's whole extent against the buffer it starts in */
+        char what[160], advice[320] = "", need[RT_GROUPED_BYTES];
+        const char *name;
+        uint64_t host, extent;
+        unsigned __int128 ring_end = (unsigned __int128)ring + (unsigned __int128)8 * entries;
+        if (m->hooks->mapped_buffer && m->hooks->mapped_buffer(m, ring, &name, &host, &extent) &&
+            ring_end > (unsigned __int128)host + extent)
+            snprintf(advice, sizeof advice, "; the ring's %llu entries at 0x%llx need %s bytes, past the end of "
+                     "buffer \"%s\" [0x%llx, +0x%llx): map a buffer that holds them all, or give the ring fewer "
+                     "entries", (unsigned long long)entries, (unsigned long long)ring,
+                     rt_grouped(8 * (unsigned long long)entries, need), name, (unsigned long long)host,
+                     (unsigned long long)extent);
+        snprintf(what, sizeof what, "ring slot %llu of %llu (submission %llu) at mapped [0x%llx, +8)",
+                 (unsigned long long)(n % entries), (unsigned long long)entries, (unsigned long long)n,
+                 (unsigned long long)address);
+        refuse_range(m, index, what, (uint64_t)address, 8, advice);
+        return NULL;
+    }
     /* past 2^64: in no buffer, named as it is (the reference's words), not as the address it wraps to */
     np_fault(m, index, NP_EXIT_FAULT, "mapped [0x%llx%016llx, +8) is in no host-mapped buffer (Map one there with a "
              "nonzero host address first)", (unsigned long long)(address >> 64), (unsigned long long)address);
@@ -255,9 +299,16 @@ int np_run(np_machine *m, uint32_t at)
             volatile uint8_t *word = mapped(m, at, c->n[0], 8);
             if (!word || operand(m, at, &c->v[0], &a))
                 return -1;
-            if (m->hooks->wait(m, word, a, c->n[1], why))
-                return np_fault(m, at, m->wait_status ? m->wait_status : NP_EXIT_WAIT, "mapped word 0x%llx: %s",
-                                (unsigned long long)c->n[0], why);
+            if (m->hooks->wait(m, word, a, c->n[1], why)) {
+                /* the word's buffer named where the host names its buffers: the plan's name for it */
+                char in[128] = "", offset[RT_GROUPED_BYTES];
+                const char *name;
+                uint64_t host, extent;
+                if (m->hooks->mapped_buffer && m->hooks->mapped_buffer(m, c->n[0], &name, &host, &extent))
+                    snprintf(in, sizeof in, " (buffer \"%s\" + %s)", name, rt_grouped(c->n[0] - host, offset));
+                return np_fault(m, at, m->wait_status ? m->wait_status : NP_EXIT_WAIT, "mapped word 0x%llx%s: %s",
+                                (unsigned long long)c->n[0], in, why);
+            }
             break;
         }
         case NP_REPEAT:

@@ -36,6 +36,10 @@ typedef struct {
      * names the peers the program is connected to, "; peer 127.0.0.1:51234" -- a Fail's message
      * is fixed when the host is built, so it cannot name the address a peer came from. */
     void (*fail_context)(np_machine *m, char *out, size_t room);
+    /* The host-mapped buffer whose bytes hold `address` (NULL: the hook names none): 1 with its
+     * name, host address and extent, else 0; np_mapped's refusal of a range that starts there and
+     * runs past its end names it. */
+    int (*mapped_buffer)(np_machine *m, uint64_t address, const char **name, uint64_t *host, uint64_t *extent);
 } np_hooks;
 
 struct np_machine {

@@ -43,7 +43,7 @@ static int plan_other(np_machine *m, uint32_t index, const np_command *c)
                     "files, device session, ring and has no peers: docs/host-steps.md)", np_code_name(c->code));
 }
 
-static const np_hooks plan_hooks = { plan_mapped, plan_wait, plan_other, NULL };    /* a step has no peers */
+static const np_hooks plan_hooks = { plan_mapped, plan_wait, plan_other, NULL, NULL };  /* a step has no peers */
 
 int rt_commands_run(rt_commands_state *state, const uint8_t *program, size_t size, uint32_t step,
                     rt_commands_memory memory, void *context, char *err)

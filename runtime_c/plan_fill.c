@@ -57,7 +57,8 @@ int bobc_scalar_eval(const bobc_scalar_term *terms, uint32_t count, uint64_t t, 
     return eval_at(terms, count, (double)t, value, err, err_bytes);
 }
 
-int bobc_fill_bytes(const bobc_fill *fill, uint64_t input_step, uint8_t out[4], char *err, size_t err_bytes)
+/* bobc_fill_bytes; -2: the value is no natural below 2^32 (err says so) */
+static int fill_bytes(const bobc_fill *fill, uint64_t input_step, uint8_t out[4], char *err, size_t err_bytes)
 {
     double v;
     /* the step exact: a predict's input checkpoint may hold any step, and input + fill step can
@@ -77,7 +78,7 @@ int bobc_fill_bytes(const bobc_fill *fill, uint64_t input_step, uint8_t out[4], 
                 *--text = (char)('0' + (int)(t % 10));
             while ((t /= 10) != 0);
             snprintf(err, err_bytes, "a fill's value %.17g at step %s is no natural below 2^32", v, text);
-            return -1;
+            return -2;
         }
         word = (uint32_t)v;
     } else {
@@ -87,4 +88,33 @@ int bobc_fill_bytes(const bobc_fill *fill, uint64_t input_step, uint8_t out[4], 
     for (int i = 0; i < 4; i++)
         out[i] = (uint8_t)(word >> (8 * i));
     return 0;
+}
+
+int bobc_fill_bytes(const bobc_fill *fill, uint64_t input_step, uint8_t out[4], char *err, size_t err_bytes)
+{
+    return fill_bytes(fill, input_step, out, err, err_bytes) ? -1 : 0;
+}
+
+int bobc_fill_step_bytes(const bobc_fill *fill, uint32_t index, uint64_t input_step, uint8_t out[4], char *err,
+                         size_t err_bytes)
+{
+    char why[256];
+    int rc = fill_bytes(fill, input_step, out, why, sizeof why);
+    if (rc != -2) {             /* accepted, or a malformed program (bobc_fill_bytes's words) */
+        if (rc)
+            snprintf(err, err_bytes, "%s", why);
+        return rc;
+    }
+    /* the step is the input checkpoint's plus the fill's: a value that fails only past some step
+     * fails only on a resumed run (a fresh run's is certified by bobc check: certify/limits.py) */
+    if (input_step == 0)
+        snprintf(err, err_bytes, "fill %u: %s (a run from step 0, the fill's step %llu); make fill %u's scalar a "
+                 "natural below 2^32 at every step a run reaches (`bobc dump` of the host shows host.plan.fills[%u], "
+                 "the launch word it writes)", index, why, (unsigned long long)fill->step, index, index);
+    else
+        snprintf(err, err_bytes, "fill %u: %s (the input checkpoint's step %llu + the fill's step %llu); resume from a "
+                 "checkpoint of an earlier step, or make fill %u's scalar a natural below 2^32 at every step a run "
+                 "reaches (`bobc dump` of the host shows host.plan.fills[%u], the launch word it writes)", index, why,
+                 (unsigned long long)input_step, (unsigned long long)fill->step, index, index);
+    return -1;
 }

@@ -24,4 +24,12 @@ int bobc_scalar_eval(const bobc_scalar_term *terms, uint32_t count, uint64_t t, 
  * 2^32.  Returns 0 or -1 with a message in err. */
 int bobc_fill_bytes(const bobc_fill *fill, uint64_t input_step, uint8_t out[4], char *err, size_t err_bytes);
 
+/* bobc_fill_bytes for the plan's fill number `index` (NvidiaPlanHostFills, 0-based), as the host's
+ * ScalarFill step says it: the refusal names the fill, the steps its step is the sum of, and what to
+ * do ("fill I: a fill's value V at step T is no natural below 2^32 (the input checkpoint's step S +
+ * the fill's step K); resume from ... (`bobc dump` of the host shows host.plan.fills[I], ...)");
+ * bobc.plan.host.fill_refusal says it alike for the reference host and the simulator. */
+int bobc_fill_step_bytes(const bobc_fill *fill, uint32_t index, uint64_t input_step, uint8_t out[4], char *err,
+                         size_t err_bytes);
+
 #endif

@@ -59,6 +59,7 @@ typedef struct {
     int gpu_opened;              /* rt_gpu_close only after rt_gpu_open (a zeroed rt_gpu holds fd 0) */
     int stopped;                 /* a step ended the schedule (a predict request's operation) */
     uint32_t step_index;         /* the step being carried out (messages) */
+    const bobc_step_cursor_from_checkpoint *cursor_from;   /* the last CursorFromCheckpoint (messages) */
     const char *path;            /* argv[0]: the host as it was started (messages) */
     rt_commands_state commands;  /* the Commands steps' state arena and slots (plan_commands.h) */
     char err[RT_ERR_BYTES];
@@ -266,7 +267,7 @@ static int step_scalar_fill(host *h, const bobc_step_scalar_fill *s)
     if (!at_va)
         return fail(h, RT_EXIT_INTERNAL);
     uint8_t bytes[4];
-    if (bobc_fill_bytes(f, h->step, bytes, h->err, sizeof h->err))
+    if (bobc_fill_step_bytes(f, s->fill, h->step, bytes, h->err, sizeof h->err))
         return fail(h, RT_EXIT_INTERNAL);
     memcpy(at_va, bytes, 4);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -412,6 +413,19 @@ int bobc_input_window(unsigned __int128 offset, uint64_t extent, uint64_t size, 
     return RT_EXIT_BAD_INPUT;
 }
 
+void bobc_cursor_note(uint64_t step, uint64_t scale, uint64_t base, char *out, size_t n)
+{
+    unsigned __int128 start = (unsigned __int128)step * scale + base;     /* < 2^128: no wrap */
+    char digits[48], *text = digits + sizeof digits - 1;
+    *text = 0;
+    do
+        *--text = (char)('0' + (int)(start % 10));
+    while ((start /= 10) != 0);
+    snprintf(out, n, " (the cursor started at byte %s: the input checkpoint's step %llu x %llu + %llu; resume from an "
+             "earlier checkpoint, or give an input that holds what a run from step %llu reads)", text,
+             (unsigned long long)step, (unsigned long long)scale, (unsigned long long)base, (unsigned long long)step);
+}
+
 /* `extent` bytes of the input at `offset` (exact: a cursor's) to host address `to` */
 static int read_input(host *h, uint64_t to, uint64_t extent, unsigned __int128 offset, const char *what)
 {
@@ -419,6 +433,11 @@ static int read_input(host *h, uint64_t to, uint64_t extent, unsigned __int128 o
     if (!dst)
         return fail(h, RT_EXIT_INTERNAL);
     int rc = bobc_input_window(offset, extent, h->plan->input.record_bytes, what, h->err, sizeof h->err);
+    if (rc && h->cursor_from && h->step && !strcmp(what, "a read at the cursor")) {
+        /* a resumed run's cursor starts past a fresh run's: the input checkpoint's step is why */
+        size_t used = strlen(h->err);
+        bobc_cursor_note(h->step, h->cursor_from->scale, h->cursor_from->base, h->err + used, sizeof h->err - used);
+    }
     if (rc)
         return fail(h, rc);
     memcpy(dst, h->input + (size_t)offset, extent);
@@ -604,6 +623,7 @@ static unsigned __int128 saturated_sum(unsigned __int128 cursor, uint64_t bytes)
 static int step_cursor_from_checkpoint(host *h, const bobc_step_cursor_from_checkpoint *s)
 {
     h->cursor = (unsigned __int128)h->step * s->scale + s->base;     /* < 2^128: no wrap */
+    h->cursor_from = s;
     return 0;
 }
 

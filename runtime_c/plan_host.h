@@ -77,4 +77,10 @@ void bobc_gpu_fault_line(const bobc_plan *p, const char *host_path, uint32_t ste
 int bobc_input_window(unsigned __int128 offset, uint64_t extent, uint64_t size, const char *what, char *err,
                       size_t err_bytes);
 
+/* What a read at the cursor past the input adds on a resumed run (the input checkpoint's step
+ * `step` > 0, the last CursorFromCheckpoint's `scale` and `base`): " (the cursor started at byte
+ * B: the input checkpoint's step S x SCALE + BASE; resume from an earlier checkpoint, or give an
+ * input that holds what a run from step S reads)", B exact (bobc.reference.host.read_past_input). */
+void bobc_cursor_note(uint64_t step, uint64_t scale, uint64_t base, char *out, size_t n);
+
 #endif

@@ -235,6 +235,13 @@ static void test_cursor_window(void)
     cursor = (unsigned __int128)UINT64_MAX * UINT64_MAX + UINT64_MAX;
     CHECK(bobc_input_window(cursor, 1, 64, what, err, sizeof err) == RT_EXIT_BAD_INPUT &&
           strstr(err, "1 byte at 340282366920938463444927863358058659840 of a 64-byte input"), "the largest: '%s'", err);
+    /* probe s43 nativemsgs: a resumed run's cursor names the checkpoint's step (20 x 512 + 16 = 10,256 by
+     * hand; 2^64 - 1 x 2^64 - 1 + 2^64 - 1 = 2^128 - 2^64 exactly, never wrapped) */
+    bobc_cursor_note(20, 512, 16, err, sizeof err);
+    CHECK(!strcmp(err, " (the cursor started at byte 10256: the input checkpoint's step 20 x 512 + 16; resume from an "
+                  "earlier checkpoint, or give an input that holds what a run from step 20 reads)"), "'%s'", err);
+    bobc_cursor_note(UINT64_MAX, UINT64_MAX, UINT64_MAX, err, sizeof err);
+    CHECK(strstr(err, "started at byte 340282366920938463444927863358058659840:") != NULL, "'%s'", err);
     err[0] = 0;
     CHECK(bobc_input_window(60, 4, 64, what, err, sizeof err) == 0 && !err[0], "the last 4 bytes: '%s'", err);
     CHECK(bobc_input_window(64, 0, 64, what, err, sizeof err) == 0, "nothing at the end: '%s'", err);
@@ -974,9 +981,20 @@ static uint8_t *ring_mapped(np_machine *m, uint64_t address, uint64_t bytes)
     return address <= sizeof ring_memory && bytes <= sizeof ring_memory - address ? ring_memory + address : NULL;
 }
 
+static int ring_buffer(np_machine *m, uint64_t address, const char **name, uint64_t *host, uint64_t *extent)
+{
+    (void)m;
+    if (address >= sizeof ring_memory)
+        return 0;
+    *name = "ring";
+    *host = 0;
+    *extent = sizeof ring_memory;
+    return 1;
+}
+
 static void test_ring_slot(void)
 {
-    static const np_hooks hooks = { ring_mapped, NULL, NULL, NULL };
+    static const np_hooks hooks = { ring_mapped, NULL, NULL, NULL, NULL };
     np_command commands[1];
     memset(commands, 0, sizeof commands);
     commands[0].code = NP_SUBMIT;
@@ -990,9 +1008,27 @@ static void test_ring_slot(void)
     m.hooks = &hooks;
     CHECK(np_ring_slot(&m, 0, 0x100, 4, 5) == ring_memory + 0x108, "submission 5 of a 4-entry ring at 0x100");
     CHECK(np_ring_slot(&m, 0, 0xFF8, 2, 1) == NULL && m.status == 10 &&
-          !strcmp(m.message, "command 0 (Submit): mapped [0x1000, +8) is in no host-mapped buffer (Map one there with "
-                  "a nonzero host address first)"), "a slot past the buffer: %d '%s'", m.status, m.message);
+          !strcmp(m.message, "command 0 (Submit): ring slot 1 of 2 (submission 1) at mapped [0x1000, +8) is in no "
+                  "host-mapped buffer (Map one there with a nonzero host address first)"),
+          "a slot past the buffer: %d '%s'", m.status, m.message);
     m.status = 0;
+    /* probe s43 nativemsgs: a host that names its buffers says the ring outgrows the one it starts in
+     * (2 entries of 8 bytes from 0xFF8 end at 0x1008, past the 4096-byte buffer at 0: by hand) */
+    static const np_hooks named = { ring_mapped, NULL, NULL, NULL, ring_buffer };
+    m.hooks = &named;
+    CHECK(np_ring_slot(&m, 0, 0xFF8, 2, 1) == NULL && m.status == 10 &&
+          !strcmp(m.message, "command 0 (Submit): ring slot 1 of 2 (submission 1) at mapped [0x1000, +8) is in no "
+                  "host-mapped buffer; the ring's 2 entries at 0xff8 need 16 bytes, past the end of buffer \"ring\" "
+                  "[0x0, +0x1000): map a buffer that holds them all, or give the ring fewer entries"),
+          "a ring past its buffer: %d '%s'", m.status, m.message);
+    m.status = 0;
+    /* a range that starts in the buffer and runs past its end names it: 0xFFC + 8 = 0x1004, 4 past */
+    CHECK(np_mapped(&m, 0, 0xFFC, 8) == NULL && m.status == 10 &&
+          !strcmp(m.message, "command 0 (Submit): mapped [0xffc, +8) is in no host-mapped buffer: it starts 4,092 "
+                  "bytes into buffer \"ring\" [0x0, +0x1000) and runs 4 bytes past its end (a range lies in one "
+                  "buffer)"), "a range past its buffer's end: %d '%s'", m.status, m.message);
+    m.status = 0;
+    m.hooks = &hooks;
     CHECK(np_ring_slot(&m, 0, 0xFFFFFFFFFFFFFFF8ull, 4, 3) == NULL && m.status == 10 &&
           !strcmp(m.message, "command 0 (Submit): mapped [0x10000000000000010, +8) is in no host-mapped buffer (Map "
                   "one there with a nonzero host address first)"), "ring + 24 past 2^64: %d '%s'", m.status, m.message);
@@ -1333,8 +1369,12 @@ static void test_native_map_overlap(void)
               "case %zu: the first map: %s", k, err);
         err[0] = 0;
         int rc = np_device_map(&s, name, 1, 0x200000, cases[k].second, cases[k].second_extent, 0, err);
+        /* probe s43 nativemsgs: the earlier buffer is named, with its range (the case's own numbers) */
+        char earlier[160];
+        snprintf(earlier, sizeof earlier, "overlaps buffer \"%.1s\" [0x%llx, +0x%llx), mapped earlier", (const char *)name,
+                 (unsigned long long)cases[k].first, (unsigned long long)cases[k].first_extent);
         if (cases[k].overlap)
-            CHECK(rc == NP_STATUS_DEVICE && strstr(err, "overlaps an earlier buffer"),
+            CHECK(rc == NP_STATUS_DEVICE && strstr(err, earlier),
                   "case %zu: [0x%llx, +0x%llx) then [0x%llx, +0x%llx) overlap: %d '%s'", k,
                   (unsigned long long)cases[k].first, (unsigned long long)cases[k].first_extent,
                   (unsigned long long)cases[k].second, (unsigned long long)cases[k].second_extent, rc, err);
@@ -1674,7 +1714,7 @@ static void test_repeat_nesting(void)
     CHECK(rc == 0 && p.count == 2 * NP_MAX_REPEAT_NESTING + 1, "%u nested Repeats: %d '%s'", NP_MAX_REPEAT_NESTING,
           rc, err);
     if (rc == 0) {
-        static const np_hooks hooks = { ring_mapped, NULL, nested_other, NULL };
+        static const np_hooks hooks = { ring_mapped, NULL, nested_other, NULL, NULL };
         uint64_t slots[1] = { 0 };
         uint8_t state[8] = { 0 };
         np_machine m;

@@ -125,7 +125,9 @@ def test_telemetry_by_level(commands, both):
                           b"(Map one there with a nonzero host address first)"),
     ("submitting", 3, b"native: command 2 (Submit): submission 0 (entry 0x2222): this session has no GPU "
                       b"(NATIVE_DEVICE=memory): a submission needs one"),
-    ("waiting", 4, b"native: command 2 (WaitMapped): mapped word 0x200000: the word reached 0, not 1, within 50 ms"),
+    # probe s43 nativemsgs: the word's buffer named (Commands.bob maps "semaphore" at host 0x200000)
+    ("waiting", 4, b"native: command 2 (WaitMapped): mapped word 0x200000 (buffer \"semaphore\" + 0): the word reached 0, "
+                   b"not 1, within 50 ms"),
 ])
 def test_device_refusals(commands, both, name, status, message):
     c, reference = both(program_bytes(commands, name), {}, [], name=name)

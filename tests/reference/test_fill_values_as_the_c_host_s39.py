@@ -113,6 +113,11 @@ def test_the_reference_host_refuses_a_word32_fill_out_of_range_as_an_error_of_th
     first = run("--checkpoint-out", "c1", "--predictions", "p1", "--result", "r1")
     assert first.returncode == 0, first.stderr
     second = run("--checkpoint", "c1", "--checkpoint-out", "c2", "--predictions", "p2", "--result", "r2")
+    # probe s43 nativemsgs: the line names the fill, the steps its step is the sum of, and what to do
+    # (plan_fill.c bobc_fill_step_bytes's words)
     assert (second.returncode, second.stderr) == (
-        1, "bobc run: error: a fill's value -19 at step 20 is no natural below 2^32\n")
+        1, "bobc run: error: fill 0: a fill's value -19 at step 20 is no natural below 2^32 (the input "
+           "checkpoint's step 20 + the fill's step 0); resume from a checkpoint of an earlier step, or make fill "
+           "0's scalar a natural below 2^32 at every step a run reaches (`bobc dump` of the host shows "
+           "host.plan.fills[0], the launch word it writes)\n")
     assert not any((tmp_path / name).exists() for name in ("c2", "p2", "r2"))

@@ -360,6 +360,21 @@ def encoded_fill(encoding: str, v: float, t: int) -> bytes:
     return struct.pack("<I", int(v))
 
 
+def fill_refusal(index: int, input_step: int, fill_step: int, refused: str) -> str:
+    """plan_fill.c bobc_fill_step_bytes's words for the ScalarFill step of the plan's fill `index`
+    (NvidiaPlanHostFills, 0-based) refused with `refused` (FillValueError's line) at the input
+    checkpoint's step `input_step`: the fill, the steps its step is the sum of, and what to do.  A
+    fresh run's value is certified (certify/limits.py); one that fails only past some step fails only
+    on a resumed run, so the host names the input checkpoint's step (probe s43 nativemsgs)."""
+    dump = f"(`bobc dump` of the host shows host.plan.fills[{index}], the launch word it writes)"
+    if input_step == 0:
+        return (f"fill {index}: {refused} (a run from step 0, the fill's step {fill_step}); make fill {index}'s "
+                f"scalar a natural below 2^32 at every step a run reaches {dump}")
+    return (f"fill {index}: {refused} (the input checkpoint's step {input_step} + the fill's step {fill_step}); "
+            f"resume from a checkpoint of an earlier step, or make fill {index}'s scalar a natural below 2^32 at "
+            f"every step a run reaches {dump}")
+
+
 class FillValueError(ValueError):
     """A word32 fill's value that is no natural below 2^32: the C host's internal error (exit 1),
     in its words (runtime_c/plan_fill.c bobc_fill_bytes)."""

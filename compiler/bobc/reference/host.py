@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import BobcError, printable
 from ..native.words import count as _count
-from ..plan.host import FILE_NAMES, FillValueError, RecordCheck, word_value
+from ..plan.host import FILE_NAMES, FillValueError, RecordCheck, fill_refusal, word_value
 from ..plan.schedule import lower
 from . import envelope
 from .errors import BadInputRecord
@@ -48,7 +48,8 @@ class AssertedWordDiffers(ReferenceHostError):
     exit_code = 7
 
 
-def read_past_input(kind: str, extent: int, offset: int, available: int) -> ReferenceHostError:
+def read_past_input(kind: str, extent: int, offset: int, available: int,
+                    cursor_from: tuple[int, int, int] | None = None) -> ReferenceHostError:
     """The refusal of a `kind` step reading `extent` bytes at `offset` of an `available`-byte input,
     as runtime_c/plan_host.c words it: a Read's is the schedule's fault (exit 1; the certifier
     refuses one of the input record), a cyclic read's and a read at the cursor's the input's
@@ -57,7 +58,15 @@ def read_past_input(kind: str, extent: int, offset: int, available: int) -> Refe
         return ReferenceHostError(f"the schedule reads {_count(extent, 'byte')} at {offset} of a {available}-byte "
                                   "input")
     what = "a cyclic read" if kind == "read_cyclic" else "a read at the cursor"
-    return InputReadPastRecord(f"{what}: {_count(extent, 'byte')} at {offset} of a {available}-byte input")
+    said = f"{what}: {_count(extent, 'byte')} at {offset} of a {available}-byte input"
+    if kind == "read_at_cursor" and cursor_from is not None and cursor_from[0]:
+        # `cursor_from`: (the input checkpoint's step, the last CursorFromCheckpoint's scale, base);
+        # a resumed run's cursor starts past a fresh run's (plan_host.c read_input)
+        step, scale, base = cursor_from
+        said += (f" (the cursor started at byte {step * scale + base}: the input checkpoint's step {step} x {scale} "
+                 f"+ {base}; resume from an earlier checkpoint, or give an input that holds what a run from step "
+                 f"{step} reads)")
+    return InputReadPastRecord(said)
 
 
 def wrote_other_than_the_contract(written: int, payload_bytes: int) -> ReferenceHostError:
@@ -489,6 +498,7 @@ class ReferenceHost:
         out = {name: bytearray() for name in FILE_NAMES.values()}
         closed, publications = set(), []
         self.issued, gp_put, cursor, stat, stamps, identity = 0, 0, 0, bytearray(), {}, b""
+        cursor_from = None          # (step, scale, base) of the last CursorFromCheckpoint (messages)
         published = published_step = 0
         steps = lower(plan)
         # an interval's checkpoint is published when its interval ends; the request's last
@@ -513,7 +523,7 @@ class ReferenceHost:
                 try:
                     encoded = fill.encode(step + fill.step)
                 except FillValueError as error:     # the C host's internal error, exit 1, in its words
-                    raise ReferenceHostError(str(error)) from None
+                    raise ReferenceHostError(fill_refusal(v["fill"], step, fill.step, str(error))) from None
                 self.parameters[fill.launch][fill.offset:fill.offset + 4] = encoded
             elif k in ("read", "read_at_cursor", "read_cyclic"):
                 if k == "read" and v["file"] == "checkpoint-in":
@@ -525,7 +535,7 @@ class ReferenceHost:
                 offset = (v["offset"] if k == "read" else cursor + v["delta"] if k == "read_at_cursor"
                           else v["offset"] + (v["index"] % v["count"]) * v["record_bytes"])
                 if offset + v["extent"] > len(source):
-                    raise read_past_input(k, v["extent"], offset, len(source))
+                    raise read_past_input(k, v["extent"], offset, len(source), cursor_from)
                 memory.write(v["host"], source[offset:offset + v["extent"]])
             elif k in ("write", "write_at"):
                 data = memory.read(v["host"], v["extent"])
@@ -578,6 +588,7 @@ class ReferenceHost:
                     raise CommandsFailed(stop.status, str(stop)) from None   # its bytes as the C host prints them
             elif k == "cursor_from_checkpoint":
                 cursor = v["base"] + step * v["scale"]
+                cursor_from = (step, v["scale"], v["base"])
             elif k == "cursor_advance":
                 cursor += v["bytes"]
             elif k == "checkpoint_publish":

@@ -370,8 +370,9 @@ class Peer:
 
 
 class Mapping:
-    def __init__(self, host: int, extent: int, gpu: int):
+    def __init__(self, host: int, extent: int, gpu: int, name: str = ""):
         self.host, self.extent, self.gpu = host, extent, gpu
+        self.name = name            # the Map's identity as messages name it (np_mapping.name)
         self.memory = bytearray(extent)
         self.host_mapped = host != 0
 
@@ -440,11 +441,30 @@ class Machine:
             raise Stop(status, what.encode("utf-8", "surrogateescape"))
         raise Stop(status, f"command {index} ({command.name}): {what}".encode("utf-8", "surrogateescape"))
 
+    def _buffer_at(self, address: int):
+        """The host-mapped buffer holding byte `address`, or None (runtime_c np_device_buffer; a plan
+        host's Commands machine names none, as its C hook does not)."""
+        for m in getattr(self, "mappings", ()):
+            if m.host_mapped and m.host <= address < m.host + m.extent:
+                return m
+        return None
+
+    def _refuse_range(self, index: int, what: str, address: int, count: int, advice: str = ""):
+        """runtime_c/native_machine.c refuse_range: a range that starts in a buffer and runs past its
+        end names it; else where to Map one (or the caller's advice)."""
+        m = self._buffer_at(address)
+        if m is not None:
+            self.fault(index, EXIT_FAULT, f'{what} is in no host-mapped buffer: it starts {address - m.host:,} bytes '
+                                          f'into buffer "{m.name}" [0x{m.host:x}, +0x{m.extent:x}) and runs '
+                                          f'{address + count - m.host - m.extent:,} bytes past its end (a range lies '
+                                          f'in one buffer){advice}')
+        self.fault(index, EXIT_FAULT, f"{what} is in no host-mapped buffer"
+                                      + (advice or " (Map one there with a nonzero host address first)"))
+
     def _mapped(self, index: int, address: int, count: int):
         found = self.locate(address, count)
         if found is None:
-            self.fault(index, EXIT_FAULT, f"mapped [0x{address:x}, +{count}) is in no host-mapped buffer (Map one "
-                                          f"there with a nonzero host address first)")
+            self._refuse_range(index, f"mapped [0x{address:x}, +{count})", address, count)
         return found
 
     def _operand(self, index: int, operand) -> int:
@@ -565,8 +585,11 @@ class Machine:
                 value = self._operand(at, c.v[0])
                 seen = int.from_bytes(memory[offset:offset + 8], "little")
                 if seen < value:
-                    self.fault(at, self.wait_status, f"mapped word 0x{n[0]:x}: the word reached {seen}, not {value}, "
-                                              f"within {n[1]} ms")
+                    # the word's buffer named (runtime_c/native_machine.c np_run's WaitMapped)
+                    b = self._buffer_at(n[0])
+                    inside = f' (buffer "{b.name}" + {n[0] - b.host:,})' if b is not None else ""
+                    self.fault(at, self.wait_status, f"mapped word 0x{n[0]:x}{inside}: the word reached {seen}, not "
+                                              f"{value}, within {n[1]} ms")
             elif code == 12:
                 count = self._operand(at, c.v[0])
                 for _ in range(count):
@@ -728,10 +751,12 @@ class Machine:
             self.fault(at, self._device_status(), f'buffer "{name}": extent {extent} (1 byte to 1 TiB)')
         for m in self.mappings:
             if host and m.host_mapped and host < m.host + m.extent and m.host < host + extent:
+                # both buffers named, with their ranges (runtime_c/native_device.c np_device_map)
                 self.fault(at, self._device_status(), f'buffer "{name}": host range [0x{host:x}, +0x{extent:x}) overlaps '
-                                            f'an earlier buffer')
+                                            f'buffer "{m.name}" [0x{m.host:x}, +0x{m.extent:x}), mapped earlier '
+                                            f'(give each Map a host range of its own)')
         try:
-            mapping = Mapping(host, extent, gpu)
+            mapping = Mapping(host, extent, gpu, name)
         except MemoryError:
             # the program's own device memory, not bobc's: the memory session's refusal, as the C
             # host's (runtime_c/native_device.c np_device_map), not bobc's "out of memory", exit 1
@@ -750,7 +775,16 @@ class Machine:
             self.fault(at, EXIT_INTERNAL, f"submission {n}: the issue counter is at 2^64 - 1, where the semaphore's "
                                           "target n + 1 would wrap to 0 (a counter takes submissions 0 to 2^64 - 2); "
                                           "store a smaller count at its word")
-        slot = self._mapped(at, ring + 8 * (n % entries), 8)
+        address = ring + 8 * (n % entries)
+        slot = self.locate(address, 8) if address <= MASK else self._mapped(at, address, 8)
+        if slot is None:    # the slot named as the ring's (runtime_c np_ring_slot)
+            advice, m = "", self._buffer_at(ring)
+            if m is not None and ring + 8 * entries > m.host + m.extent:
+                advice = (f"; the ring's {entries} entries at 0x{ring:x} need {8 * entries:,} bytes, past the end of "
+                          f'buffer "{m.name}" [0x{m.host:x}, +0x{m.extent:x}): map a buffer that holds them all, '
+                          f"or give the ring fewer entries")
+            self._refuse_range(at, f"ring slot {n % entries} of {entries} (submission {n}) at mapped "
+                                   f"[0x{address:x}, +8)", address, 8, advice)
         put_at = self._mapped(at, put, 4)
         semaphore_at = self._mapped(at, semaphore, 8)
         entry = self._operand(at, c.v[0])

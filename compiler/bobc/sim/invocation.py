@@ -35,7 +35,7 @@ from .memory import Buffer, Memory
 ENTRY_BYTES = 8
 RING_ENTRIES = 1024           # runtime_c/nv_shim.h RT_GPU_DEFAULT_RING_ENTRIES
 from ..plan.host import STAMP_SLOTS, STAT_BYTES    # runtime_c/plan_host.c BOBC_STAT_BYTES, BOBC_STAMP_SLOTS
-from ..plan.host import FillValueError, ScalarProgramError, encoded_fill, scalar_value    # plan_fill.c's evaluation and encoding, shared with the reference
+from ..plan.host import FillValueError, ScalarProgramError, encoded_fill, fill_refusal, scalar_value    # plan_fill.c's evaluation and encoding, shared with the reference
 OUTPUTS = ("checkpoint-out", "predictions", "result")
 
 
@@ -115,6 +115,7 @@ class SimulatedHost:
                                 f"{len(host.semaphores)} entries")
         self.out = {name: bytearray() for name in OUTPUTS}
         self.gp_put = self.issued = self.cursor = 0
+        self.cursor_from = None
         self.published = self.published_step = 0
         self.publications: list = []
         self.staged: bytes | None = None
@@ -163,7 +164,7 @@ class SimulatedHost:
         reference.host.read_past_input takes it), refused as the C host refuses them."""
         dst = self.at(to, extent, "a cyclic read" if kind == "read_cyclic" else "a read at the cursor")
         if offset > self.plan.record_bytes or extent > self.plan.record_bytes - offset:
-            raise read_past_input(kind, extent, offset, self.plan.record_bytes)
+            raise read_past_input(kind, extent, offset, self.plan.record_bytes, self.cursor_from)
         dst[:] = np.frombuffer(self.record[offset:offset + extent], dtype=np.uint8)
 
     # ---- the steps (plan_host.c step_<kind>) ----
@@ -195,7 +196,14 @@ class SimulatedHost:
         if v["fill"] >= len(self.plan.fills):
             raise HostStepFault(f"the schedule computes fill {v['fill']}, the plan has {len(self.plan.fills)}")
         fill = self.plan.fills[v["fill"]]
-        self.at(fill.va, 4, "a fill's destination")[:] = np.frombuffer(fill_bytes(fill, self.step), dtype=np.uint8)
+        destination = self.at(fill.va, 4, "a fill's destination")
+        try:
+            encoded = fill_bytes(fill, self.step)
+        except HostStepFault as refused:    # the C host's ScalarFill words (plan_fill.c bobc_fill_step_bytes)
+            if not refused.message.startswith("a fill's value "):
+                raise
+            raise HostStepFault(fill_refusal(v["fill"], self.step, fill.step, refused.message)) from None
+        destination[:] = np.frombuffer(encoded, dtype=np.uint8)
 
     def step_read(self, v):
         dst = self.at(v["host"], v["extent"], "a read's destination")
@@ -222,6 +230,7 @@ class SimulatedHost:
 
     def step_cursor_from_checkpoint(self, v):
         self.cursor = v["base"] + self.step * v["scale"]
+        self.cursor_from = (self.step, v["scale"], v["base"])     # messages (plan_host.c read_input)
 
     def step_cursor_advance(self, v):
         self.cursor += v["bytes"]
