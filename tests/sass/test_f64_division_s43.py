@@ -14,8 +14,8 @@ reciprocal and root -- which is what these tests hold the simulator to.  The see
 2^1023 / MAX, which a seed one unit off at random breaks for div.rn).  tests/gpu/test_sim_probes_gpu.py runs
 the same kernels on the GPU and records the hardware's MUFU words beside the simulator's.
 
-Each kernel is ptxas's -O3 cubin of a small PTX kernel, run with the control-code checker on, but for those it
-refuses (CHECKER_REFUSES: false refusals of ptxas's code, left to the checker's owner).  sm_90's div.rn.f64 slow
+Each kernel is ptxas's -O3 cubin of a small PTX kernel, run with the control-code checker on (sm_86's rcp.rn.f64
+was refused by it until the checker tracked pending writes per path: tests/sass/test_checker_lanes_s43.py).  sm_90's div.rn.f64 slow
 path needs VIADDMNMX too (min / max of a sum), now modelled.
 The expected values are computed independently of the executor: Python's exact rationals (fractions.Fraction)
 and integer square roots, rounded to binary64 by this file's own `round64` (IEEE 754 4.3: to nearest, ties
@@ -202,16 +202,13 @@ def test_oracle_agrees_with_python_where_python_is_ieee():
 # a late read or a pending write of the same in-order queue -- sm_90's directed paths' `LDG.E R5, [R4.64]` on read
 # scoreboard 0, then `LDG.E R4` with no wait; sm_86's rsqrt.approx.f64 `DMUL R4` on SB0, then `DADD R4` on the other
 # path.)
-CHECKER_REFUSES: dict = {}
-
-
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("name", sorted(DEFINITIONS))
 def test_f64_division_paths(arch, name, tmp_path, needs_ptxas):
     """div / rcp / sqrt .rn / .rz / .rm / .rp .f64: ptxas's MUFU.RCP64H / MUFU.RSQ64H start, its DFMA Newton steps,
     its directed DFMA / DMUL roundings and its called slow paths give the IEEE 754 result for every operand."""
     words = operands(2048, 43)
-    got = run(name, arch, DEFINITIONS[name][0], words, tmp_path, check_hazards=(arch, name) not in CHECKER_REFUSES)
+    got = run(name, arch, DEFINITIONS[name][0], words, tmp_path, check_hazards=True)
     bad = same_doubles(got, expected(name, words), f"{arch} {name}", words)
     assert not bad, f"{len(bad)} of {words.shape[1]} wrong\n" + "\n".join(bad[:8])
 
@@ -256,7 +253,7 @@ def test_rsqrt_approx_f64_is_near_the_exact_value(tmp_path, needs_ptxas):
     words = operands(2048, 44)
     for arch in ARCHES:
         got = run("rsqrt_approx", arch, "rsqrt.approx.f64 %fd3, %fd1;", words, tmp_path,
-                  check_hazards=(arch, "rsqrt_approx") not in CHECKER_REFUSES)
+                  check_hazards=True)
         bad = rsqrt_approx_faults(words, got)
         assert not bad, arch + "\n".join(bad[:8])
 
@@ -334,15 +331,6 @@ def test_mufu_64h_negated_operand_and_sign_bit(tmp_path, needs_ptxas):
     got = run("rcp_neg", "sm_86", "neg.f64 %fd4, %fd1; rcp.approx.ftz.f64 %fd3, %fd4;", words, tmp_path)
     plain = run("rcp_plain", "sm_86", "rcp.approx.ftz.f64 %fd3, %fd1;", words, tmp_path)
     assert ((got ^ plain) == np.uint64(1 << 63)).all()
-
-
-@pytest.mark.parametrize(("arch", "name"), sorted(CHECKER_REFUSES))
-def test_checker_still_refuses(arch, name, tmp_path, needs_ptxas):
-    """The kernels above run with the checker off only while it refuses them: once it accepts ptxas's code (a
-    variable-latency write of other lanes than the pending one's), drop their CHECKER_REFUSES entry."""
-    from bobc.sim.faults import Hazard
-    with pytest.raises(Hazard):
-        run(name, arch, DEFINITIONS[name][0], operands(2048, 43), tmp_path)
 
 
 def sm90_cases() -> dict:
