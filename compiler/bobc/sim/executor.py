@@ -12,8 +12,8 @@ uniform registers are a [64, threads] array whose columns agree within a warp
 Scheduling: each step issues the lowest program counter among the threads
 that are live and not waiting at a barrier, for the threads at it, guarded by
 their predicate; threads that EXIT leave.  Lanes of a warp wait for each other
-as on sm_70 and later: at BSYNC Bx for the live lanes the warp's last BSSY Bx
-recorded, at WARPSYNC for its mask's live lanes (Launch._past_waits).  A barrier (BAR.SYNC / BAR.RED, any
+as on sm_70 and later: at BSYNC Bx for the live lanes the lane's own last BSSY Bx
+recorded (a convergence barrier is held per lane: the two sides of a branch may each hold Bx), at WARPSYNC for its mask's live lanes (Launch._past_waits).  A barrier (BAR.SYNC / BAR.RED, any
 barrier number and thread count) parks the threads that reach it until its
 count of the block's threads has arrived (BAR.ARV arrivals included; for a
 whole-block barrier, threads that exited count as arrived, as on Volta and
@@ -383,7 +383,11 @@ class Launch:
         self.code = {ins.pc: ins for ins in code}
         # where lanes wait for each other (BSYNC Bx, WARPSYNC): pc -> the B register, or -1 for a WARPSYNC
         self.syncs = {ins.pc: _sync_kind(ins) for ins in code if _sync_kind(ins) is not None}
-        self.bssy_lanes = None      # [warps, 16] uint32: the lanes each warp's last BSSY on Bx recorded
+        # convergence barrier Bx -> [threads] uint32: the lanes of its warp each thread's last BSSY Bx recorded
+        # (the lanes that executed it together).  Per thread, not per warp: ptxas allocates B registers per
+        # path, so the two sides of a branch each take B1 for their own BSSY / BSYNC, and one warp's mask would
+        # let the later side's BSSY replace the lanes the earlier side's BSYNC waits for (probe s43 bsyncdiv)
+        self.bssy_lanes: dict[int, np.ndarray] = {}
         self.passed = None          # [threads] bool: lanes at a sync whose wait is over (they issue it next)
         self.memory = memory
         self.checker = Checker(geometry.name, geometry.arch, code) if check_hazards else None
@@ -987,44 +991,48 @@ class Launch:
                 return pc, at
 
     def _waiting_at_sync(self, pc, at):
-        """The threads of `at` (at the BSYNC / WARPSYNC at pc) whose warp's awaited lanes have not
-        all arrived (None: none wait).  Awaited lanes that have arrived elsewhere (another BSYNC on the
+        """The threads of `at` (at the BSYNC / WARPSYNC at pc) whose awaited lanes have not all arrived
+        (None: none wait): for BSYNC Bx each thread's own Bx (the lanes its last BSSY Bx recorded), for
+        WARPSYNC its warp's masks there.  Awaited lanes that have arrived elsewhere (another BSYNC on the
         same register, another WARPSYNC) are marked to pass when they next issue."""
         barrier = self.syncs[pc]
+        threads = np.flatnonzero(at)
+        warps, inv = np.unique(threads // WARP, return_inverse=True)
         lanes = at.reshape(-1, WARP)
-        warps = np.flatnonzero(lanes.any(axis=1))
         weights = np.uint64(1) << np.arange(WARP, dtype=np.uint64)
         here = (lanes[warps].astype(np.uint64) * weights).sum(axis=1)
         if barrier >= 0:
-            if self.bssy_lanes is None:
+            recorded = self.bssy_lanes.get(barrier)
+            if recorded is None:
                 return None
-            need = self.bssy_lanes[warps, barrier].astype(np.uint64)
+            need = recorded[threads].astype(np.uint64)
         else:
             ins = self.code[pc]
             if "ALL" in ins.modifiers or not ins.operands:
-                need = np.full(warps.size, 0xFFFFFFFF, dtype=np.uint64)
+                need = np.full(threads.size, 0xFFFFFFFF, dtype=np.uint64)
             else:
                 masks = np.where(at, self._full(self.u32(ins, ins.operands[0])).astype(np.uint64), 0)
-                need = np.bitwise_or.reduce(masks.reshape(-1, WARP)[warps], axis=1)
+                need = np.bitwise_or.reduce(masks.reshape(-1, WARP)[warps], axis=1)[inv]
         alive = (self.live.reshape(-1, WARP)[warps].astype(np.uint64) * weights).sum(axis=1)
-        missing = need & alive & ~here
+        missing = need & alive[inv] & ~here[inv]
         if not missing.any():
             return None
         held = None
         for k in np.flatnonzero(missing).tolist():
-            w = int(warps[k])
-            others = w * WARP + np.flatnonzero((int(missing[k]) >> np.arange(WARP)) & 1)
-            if self.passed is not None and self.passed[at[w * WARP:(w + 1) * WARP].nonzero()[0] + w * WARP].all():
+            t = int(threads[k])
+            if self.passed is not None and self.passed[t]:
                 continue
-            if all(self.syncs.get(int(p)) == barrier and not self.waiting[t]
-                   for t, p in zip(others.tolist(), self.pc[others].tolist())):
+            w = t // WARP
+            others = w * WARP + np.flatnonzero((int(missing[k]) >> np.arange(WARP)) & 1)
+            if all(self.syncs.get(int(p)) == barrier and not self.waiting[o]
+                   for o, p in zip(others.tolist(), self.pc[others].tolist())):
                 if self.passed is None:
                     self.passed = np.zeros(self.threads, dtype=bool)
                 self.passed[others] = True      # they arrived elsewhere: all go on
                 continue
             if held is None:
                 held = np.zeros(self.threads, dtype=bool)
-            held[w * WARP:(w + 1) * WARP] = lanes[w]
+            held[t] = True
         return held
 
     def _sync_deadlock(self, runnable) -> SimulationFault:
@@ -1162,14 +1170,18 @@ class Launch:
                             f"(lanes on another path their own WARPSYNC and mask)", thread=first)
 
     def op_BSSY(self, ins, mods, o, mask):
-        """BSSY Bx, target: record the executing lanes of each warp in convergence barrier Bx (what a
-        later BSYNC Bx waits for: _past_waits)."""
-        if self.bssy_lanes is None:
-            self.bssy_lanes = np.zeros((self.threads // WARP, 16), dtype=np.uint32)
-        active = (np.ones(self.threads, dtype=bool) if mask is True else mask).reshape(-1, WARP)
-        warps = active.any(axis=1)
-        bits = (active.astype(np.uint64) << np.arange(WARP, dtype=np.uint64)).sum(axis=1).astype(np.uint32)
-        self.bssy_lanes[warps, o[0].index] = bits[warps]
+        """BSSY Bx, target: each executing thread's Bx records the executing lanes of its warp (what its
+        later BSYNC Bx waits for: _past_waits).  Threads of the warp that do not execute it keep their own
+        Bx: the other side of a branch may hold its own BSSY Bx region at the same time."""
+        active = np.ones(self.threads, dtype=bool) if mask is True else mask
+        bits = (active.reshape(-1, WARP).astype(np.uint64) << np.arange(WARP, dtype=np.uint64)).sum(axis=1)
+        recorded = self.bssy_lanes.get(o[0].index)
+        if recorded is None:
+            recorded = self.bssy_lanes[o[0].index] = np.zeros(self.threads, dtype=np.uint32)
+        if mask is True:
+            recorded[:] = np.repeat(bits.astype(np.uint32), WARP)
+        else:
+            recorded[active] = bits.astype(np.uint32)[np.flatnonzero(active) // WARP]
         return None
 
     def op_BREAK(self, ins, mods, o, mask):
@@ -1177,14 +1189,14 @@ class Launch:
         them (ptxas's loop exits inside a BSSY region: the division slow paths' normalisation loops)."""
         if mods or not (len(o) == 1 or (len(o) == 2 and o[0].kind == "pred")) or o[-1].kind != "breg":
             self._unmodeled(ins, f"{ins.full_opcode} with {len(o)} operands (BREAK [Pp,] Bx)")
-        if self.bssy_lanes is None:
+        recorded = self.bssy_lanes.get(o[-1].index)
+        if recorded is None:
             return None
         active = np.ones(self.threads, dtype=bool) if mask is True else mask
         if len(o) == 2:                         # BREAK Pp, Bx: the lanes where the guard and Pp hold
             active = active & self._full(self.pred(ins, o[0]))
-        active = active.reshape(-1, WARP)
-        bits = (active.astype(np.uint64) << np.arange(WARP, dtype=np.uint64)).sum(axis=1).astype(np.uint32)
-        self.bssy_lanes[:, o[-1].index] &= ~bits
+        bits = (active.reshape(-1, WARP).astype(np.uint64) << np.arange(WARP, dtype=np.uint64)).sum(axis=1)
+        recorded &= ~np.repeat(bits.astype(np.uint32), WARP)      # every thread of the warp stops waiting for them
         return None
 
     def op_BRA(self, ins, mods, o, mask):
