@@ -335,12 +335,15 @@ def _fresh_word32(index: int, fill, out) -> None:
 
 
 def _unrolled(steps, out, depth: int = 0) -> int:
-    """Steps once every repeat is unrolled, computed without unrolling them."""
+    """Steps once every repeat is unrolled, computed without unrolling them.  A repeat whose body
+    unrolls to no step (an empty body, a Repeat 0) counts one step an iteration: the walks of the
+    unrolled schedule (the certifier's, bobc.plan.schedule.unroll) still iterate it, so
+    Repeat 2^16 (Repeat 2^16 (Repeat 0 ...)) counted 0 steps and ran `bobc check` for hours."""
     total = 0
     for step in steps:
         if step.kind.name == "repeat":
             body = _unrolled(step.body, out, depth + 1)
-            total += step.count * body
+            total += step.count * max(body, 1)
         else:
             total += 1
             for f in step.kind.fields:
