@@ -7,6 +7,8 @@ complete host): for bench/scale_bench.py and the tests of bobc's costs at scale.
 - `with_residents(out, count)`: `count` more 256-byte global residents, listed before LinReg's.
 - `with_disjoint_launches(out, count)`: `count` more predict launches, each writing its own
   256 bytes of one resident, sent as one submission: launches that may all run at once.
+- `with_nested_repeats(out, depth)`: `depth` host-step repeats nested in one another's body.
+- `with_empty_repeats(out, count)`: Repeat count (Repeat count (Repeat 0 ...)): no step unrolled.
 
 `device_hazard=False` declares the plan's device hazard 0 rather than computing it with the
 library's certificate (specs/Runtime/DeviceArenaCertificate.bob, whose phase lookup and resident
@@ -158,4 +160,35 @@ def with_disjoint_launches(out, count: int) -> Path:
                           'b"linreg-predict" lrPredictPlace (lrPatch 0 lrParametersAddress (lrPatch 1 '
                           f"lrFeaturesAddress (lrPatch 2 (naturalAdd gExtraBase {i * 256}) (lrPatch 3 lrCounts "
                           "lrNoPatches))))))")
+    return plan.write()
+
+
+_BEFORE_OPERATION = "              (constructor NvidiaPlanHostSteps NvidiaPlanHostStepOperation lrTrainSteps)))))))"
+
+
+def with_nested_repeats(out, depth: int) -> Path:
+    """`depth` Repeat 1 nested one in another's body before LinReg's Operation step, the innermost
+    body a WriteAt of the result (a chain of definitions: parentheses nest a few deep)."""
+    plan = _Plan(out)
+    plan.replace(_BEFORE_OPERATION,
+                 "              (constructor NvidiaPlanHostSteps NvidiaPlanHostStepRepeat 1 gR0 "
+                 "(constructor NvidiaPlanHostSteps NvidiaPlanHostStepOperation lrTrainSteps))))))))")
+    plan.extra.append(f"def gR{depth} : (family NvidiaPlanHostSteps) = "
+                      "(lrWriteAt lrResultFile lrInitialLossAddress linRegLossBytes 0 lrEnd)")
+    for i in reversed(range(depth)):
+        plan.extra.append(f"def gR{i} : (family NvidiaPlanHostSteps) = "
+                          f"(constructor NvidiaPlanHostSteps NvidiaPlanHostStepRepeat 1 gR{i + 1} lrEnd)")
+    return plan.write()
+
+
+def with_empty_repeats(out, count: int) -> Path:
+    """Repeat count (Repeat count (Repeat 0 (WriteAt ...))) before LinReg's Operation step: no
+    step once unrolled, count^2 iterations of the walks that unroll it."""
+    plan = _Plan(out)
+    plan.replace(_BEFORE_OPERATION,
+                 f"              (constructor NvidiaPlanHostSteps NvidiaPlanHostStepRepeat {count} "
+                 f"(constructor NvidiaPlanHostSteps NvidiaPlanHostStepRepeat {count} "
+                 "(constructor NvidiaPlanHostSteps NvidiaPlanHostStepRepeat 0 "
+                 "(lrWriteAt lrResultFile lrInitialLossAddress linRegLossBytes 0 lrEnd) lrEnd) lrEnd) "
+                 "(constructor NvidiaPlanHostSteps NvidiaPlanHostStepOperation lrTrainSteps))))))))")
     return plan.write()

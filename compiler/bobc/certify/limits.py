@@ -66,6 +66,11 @@ def bound_language_structures() -> None:
     bound_structure("NvidiaSubmissionSchedule", "NvidiaSubmissionScheduleOne", SUBMISSION_COUNT,
                     "submissions")
 HOST_STEP_COUNT = 1 << 20
+# host-step repeats nested one in another's body: the certifier's walks of the schedule recurse a few
+# Python frames a level (8,000 levels ended `bobc check` with a RecursionError traceback, under
+# `ulimit -v` a SIGSEGV; probe s43 scale), and name each step by its path, which grows with the
+# depth; the native hosts' own bound (runtime_c/native_program.h NP_MAX_REPEAT_NESTING) is the same
+HOST_REPEAT_NESTING = 64
 # one identity string in the checkpoint envelope (its length is a u32 in the header)
 IDENTITY_BYTES = 1 << 16
 # runtime_c/host_io.h RT_IO_INPUT_LIMIT_BYTES: the host must be able to read its own checkpoint
@@ -335,12 +340,20 @@ def _fresh_word32(index: int, fill, out) -> None:
 
 
 def _unrolled(steps, out, depth: int = 0) -> int:
-    """Steps once every repeat is unrolled, computed without unrolling them."""
+    """Steps once every repeat is unrolled, computed without unrolling them.  A repeat whose body
+    unrolls to no step (an empty body, a Repeat 0) counts one step an iteration: the walks of the
+    unrolled schedule (the certifier's, bobc.plan.schedule.unroll) still iterate it, so
+    Repeat 2^16 (Repeat 2^16 (Repeat 0 ...)) counted 0 steps and ran `bobc check` for hours."""
     total = 0
     for step in steps:
         if step.kind.name == "repeat":
+            if depth + 1 > HOST_REPEAT_NESTING:
+                out.append(Finding("limit", f"the host's schedule nests repeats more than {HOST_REPEAT_NESTING} deep "
+                                            f"(one in another's body): nest fewer, or unroll the inner ones "
+                                            f"({doc('limits.md')})", step.at))
+                return total                    # refused: nothing deeper is walked or counted
             body = _unrolled(step.body, out, depth + 1)
-            total += step.count * body
+            total += step.count * max(body, 1)
         else:
             total += 1
             for f in step.kind.fields:
