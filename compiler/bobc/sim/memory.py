@@ -42,6 +42,11 @@ class Residency:
         owner = self._owner.get(pc)
         if owner is None:
             owner = self._owner[pc] = np.full(self.blocks, -1, dtype=np.int64)
+        if self.lanes.size == 1:            # one thread: its block's resident, set by its first access
+            block = int(self.lanes[0])
+            if owner[block] < 0:
+                owner[block] = resident[0]
+            return owner[self.lanes]
         own = owner[self.lanes]
         new = own < 0
         if new.any():
@@ -131,6 +136,13 @@ def _sorted_unique(parts: list[np.ndarray]) -> np.ndarray:
 def _within(addresses: np.ndarray, size: int, starts: np.ndarray, ends: np.ndarray):
     """(inside, index): whether each [address, address + size) lies in one of the sorted,
     disjoint spans [starts[i], ends[i]), and the span each address falls in (0 where none)."""
+    if addresses.size == 1:
+        # one thread's access (a single-thread kernel's every load and store): the same answer in
+        # Python integers, without the eight NumPy calls below (each costs more than the search)
+        address = int(addresses[0])
+        k = int(starts.searchsorted(address, side="right")) - 1 if starts.size else -1
+        ok = k >= 0 and (not ends.size or address + size <= int(ends[k]))
+        return np.array([ok]), np.array([max(k, 0)], dtype=np.int64)
     index = np.searchsorted(starts, addresses, side="right").astype(np.int64) - 1
     inside = index >= 0
     safe = np.where(inside, index, 0)
@@ -314,15 +326,21 @@ class Memory:
         buffer at a multiple of `size` from its start, as an aligned access to a plan's arena does;
         else None.  A gather or scatter of whole rows needs no int64 [threads, size] index matrix
         (8 bytes for each byte moved: 106 MB for a 16-byte load of an 830,976-thread launch)."""
-        buffer = self._buffer_of(int(addresses.min()), 1)
+        one = addresses.size == 1          # one thread's access: its row in Python integers
+        low = int(addresses[0]) if one else int(addresses.min())
+        buffer = self._buffer_of(low, 1)
         data = None if buffer is None else buffer.data
-        if (data is None or int(addresses.max()) + size > buffer.end or buffer.address % size or data.size % size
-                or data.dtype != np.uint8 or not data.flags.c_contiguous):
+        if (data is None or (low if one else int(addresses.max())) + size > buffer.end or buffer.address % size
+                or data.size % size or data.dtype != np.uint8 or not data.flags.c_contiguous):
             return None
+        unit = next(u for u in (8, 4, 2, 1) if size % u == 0)
+        if one:
+            if (low - buffer.address) % size:
+                return None
+            return data.view(f"<u{unit}").reshape(-1, size // unit), np.array([(low - buffer.address) // size])
         offsets = addresses - np.uint64(buffer.address)
         if (offsets % np.uint64(size)).any():
             return None
-        unit = next(u for u in (8, 4, 2, 1) if size % u == 0)
         return data.view(f"<u{unit}").reshape(-1, size // unit), (offsets // np.uint64(size)).astype(np.int64)
 
     def _gather(self, addresses: np.ndarray, size: int) -> np.ndarray:
