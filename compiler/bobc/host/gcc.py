@@ -398,7 +398,19 @@ def compiling_notice(scratch: Path) -> None:
     """One line on stderr before the runtime's sources are compiled (seconds; a build says
     nothing else until it ends): why this build is slow, and whether the next one will be.
     `scratch`: the folder the objects are compiled in (inside the cache folder when that is
-    writable, cache.scratch_folder)."""
+    writable, cache.scratch_folder).  Said by the runtime's early compile (_Early), it is held
+    as the folder and worded when the build takes the objects, by the folder they ended in: a
+    compile that a full cache sent to the command's temporary folder stored nothing, whatever
+    the folder it began in (probe s43 cacherace finding 1)."""
+    held = getattr(_HOLDING, "lines", None)
+    if held is not None:
+        held.append(scratch)
+        return
+    _say(_notice_line(scratch))
+
+
+def _notice_line(scratch: Path) -> str:
+    """compiling_notice's line for objects compiled in `scratch`."""
     root = cache.folder()
     if root is None:
         why = f"{cache.off_reason()}: every build compiles it"
@@ -410,7 +422,7 @@ def compiling_notice(scratch: Path) -> None:
         why = f"the cache folder {shown(root)} cannot be written: every build compiles it"
         if _cache_full_this_command():
             why = f"the cache folder {shown(root)} has no room: this build stores nothing there"
-    _say(f"bobc: {COMPILING_NOTICE} ({why})")     # a stderr that cannot take it does not stop the build
+    return f"bobc: {COMPILING_NOTICE} ({why})"     # a stderr that cannot take it does not stop the build
 
 
 _HOLDING = threading.local()     # .lines: where this thread's lines go instead of stderr (_Early)
@@ -663,7 +675,7 @@ class _Early:
 
     def __init__(self, gcc: str, library: list[Path], include_dirs: list[Path]):
         self.running = Running()
-        self.lines: list[str] = []
+        self.lines: list[str | Path] = []     # lines, and compiling_notice's folder
         self.result: tuple[list[Path], Path | None] | None = None
         self.error: BaseException | None = None
         self.taken = False
@@ -686,6 +698,10 @@ class _Early:
         self.thread.join()
         self.taken = True
         for line in self.lines:
+            if isinstance(line, Path):      # compiling_notice's folder: worded by where the objects are
+                if self.result is not None and self.result[0]:
+                    line = self.result[0][0].parent
+                line = _notice_line(line)
             _say(line)
         if self.error is not None:
             error, self.error = self.error, None
