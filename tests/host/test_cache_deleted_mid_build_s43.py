@@ -79,3 +79,23 @@ def test_the_cache_removed_after_its_objects_were_found_before_the_link(tmp_path
     _build(main, library_folder, library, tmp_path / "host")
     assert mark.exists(), "the cache folder was never removed: the test did not test"
     assert subprocess.run([str(tmp_path / "host")]).returncode == 0
+
+
+def test_the_cache_removed_before_the_native_interpreter_links(tmp_path, monkeypatch):
+    """The native host interpreter (native/interpreter.py) links the runtime's objects from the
+    cache: removed before that link, it is built again, not refused.  A small runtime folder of
+    its own (the Makefile's LIB_SRC and NATIVE_SRC lines) keeps the test fast."""
+    from bobc.native import interpreter
+
+    cache_folder, mark, main, library_folder, library = _setup(
+        tmp_path, monkeypatch, '*"-static -o "*/native-host*')
+    (library_folder / "Makefile").write_text("LIB_SRC := a.c b.c\nNATIVE_SRC := a.c b.c main.c\n")
+    shutil.copy(main, library_folder / "main.c")
+    monkeypatch.setattr(interpreter, "shared_folder", lambda name: library_folder)
+    with cache.process_temporaries():
+        data = interpreter.interpreter_bytes()
+    assert mark.exists(), "the cache folder was never removed: the test did not test"
+    host = tmp_path / "interpreter"
+    host.write_bytes(data)
+    host.chmod(0o755)
+    assert subprocess.run([str(host)]).returncode == 0
