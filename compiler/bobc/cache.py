@@ -245,7 +245,7 @@ def write(kind: str, key: str, data: bytes) -> None:
 
 def _write_file(path: Path, data: bytes) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folders(path.parent)
         _sweep(path.parent.parent)
         handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
         try:
@@ -375,7 +375,7 @@ def publish_folder(kind: str, key: str, built: Path, names) -> Path:
         lines = "".join(f"{_file_digest(built / name)} {name}\n" for name in sorted(os.listdir(built))
                         if name not in (ENTRY_LISTING, LOCK_NAME))
         (built / ENTRY_LISTING).write_bytes(seal(kind, key, lines.encode("utf-8")))
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folders(path.parent)
     except OSError:
         say_not_a_folder(path.parent.parent)
         return built
@@ -415,7 +415,7 @@ def scratch_folder(kind: str) -> Path:
     root = folder()
     if root is not None:
         try:
-            (root / kind).mkdir(parents=True, exist_ok=True)
+            make_folders(root / kind)
             _sweep(root)
             return _locked(own_folder(Path(tempfile.mkdtemp(prefix=".tmp-", dir=root / kind))))
         except OSError:
@@ -429,6 +429,29 @@ def scratch_folder(kind: str) -> Path:
         return _locked(made)
     except OSError as error:
         raise temporary_failure(made / LOCK_NAME, error) from None
+
+
+def make_folders(path: Path) -> None:
+    """mkdir -p `path` (the cache folder, a kind's folder in it), each folder it makes readable,
+    writable and searchable by its owner whatever the umask, the rest of its mode as the umask
+    leaves it: under a umask such as 277, mkdir's 0777 less it is 0500, a cache folder bobc made
+    and then could never write an entry in, so every build said the cache folder "cannot be
+    written" and compiled the runtime again (probe s43 cacherace finding 3).  Folders that were
+    there already are left as they are."""
+    missing = []
+    at = Path(path)
+    while not os.path.isdir(at) and at != at.parent:
+        missing.append(at)
+        at = at.parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder)
+        except FileExistsError:
+            if not os.path.isdir(folder):
+                raise
+            continue                            # another process made it first
+        if current_umask() & 0o700:
+            os.chmod(folder, (0o777 & ~current_umask()) | 0o700)
 
 
 def own_folder(made: Path) -> Path:

@@ -398,7 +398,19 @@ def compiling_notice(scratch: Path) -> None:
     """One line on stderr before the runtime's sources are compiled (seconds; a build says
     nothing else until it ends): why this build is slow, and whether the next one will be.
     `scratch`: the folder the objects are compiled in (inside the cache folder when that is
-    writable, cache.scratch_folder)."""
+    writable, cache.scratch_folder).  Said by the runtime's early compile (_Early), it is held
+    as the folder and worded when the build takes the objects, by the folder they ended in: a
+    compile that a full cache sent to the command's temporary folder stored nothing, whatever
+    the folder it began in (probe s43 cacherace finding 1)."""
+    held = getattr(_HOLDING, "lines", None)
+    if held is not None:
+        held.append(scratch)
+        return
+    _say(_notice_line(scratch))
+
+
+def _notice_line(scratch: Path) -> str:
+    """compiling_notice's line for objects compiled in `scratch`."""
     root = cache.folder()
     if root is None:
         why = f"{cache.off_reason()}: every build compiles it"
@@ -410,7 +422,7 @@ def compiling_notice(scratch: Path) -> None:
         why = f"the cache folder {shown(root)} cannot be written: every build compiles it"
         if _cache_full_this_command():
             why = f"the cache folder {shown(root)} has no room: this build stores nothing there"
-    _say(f"bobc: {COMPILING_NOTICE} ({why})")     # a stderr that cannot take it does not stop the build
+    return f"bobc: {COMPILING_NOTICE} ({why})"     # a stderr that cannot take it does not stop the build
 
 
 _HOLDING = threading.local()     # .lines: where this thread's lines go instead of stderr (_Early)
@@ -515,8 +527,12 @@ def _compiled(kind: str, compile_in, notice=None) -> tuple[Path, bool]:
     compile fails for lack of space (HostResourceError "space") in a scratch folder inside the
     cache, it is done again in a folder of this command's temporary folder, never stored, and
     one warning line says so (_warn_full_cache): a full cache folder loses the saving, not the
-    build; the command's later compiles go there at once.  A failure there too is the error.
+    build; the command's later compiles go there at once.  A compile that fails because its
+    scratch folder inside the cache is gone (the cache folder deleted while it ran: docs/cache.md
+    says that is always safe) is done again there too, silently (probe s43 cacherace finding 2).
+    A failure there too is the error.
     `notice`: called with the scratch folder before compiling (compiling_notice)."""
+    words = None
     if not _cache_full_this_command():
         scratch = cache.scratch_folder(kind)
         if notice is not None:
@@ -524,16 +540,18 @@ def _compiled(kind: str, compile_in, notice=None) -> tuple[Path, bool]:
         try:
             compile_in(scratch)
             return scratch, True
-        except HostResourceError as error:
+        except HostBuildError as error:
+            removed = _in_cache(scratch) and not scratch.is_dir()
             cache.release_scratch(scratch, remove=True)
-            if error.kind != "space" or not _in_cache(scratch):
+            if removed:
+                notice = None                   # said already, of this same compile
+            elif isinstance(error, HostResourceError) and error.kind == "space" and _in_cache(scratch):
+                words = error.words
+            else:
                 raise
-            words = error.words
         except BaseException:
             cache.release_scratch(scratch, remove=True)
             raise
-    else:
-        words = None
     import tempfile
 
     try:
@@ -617,7 +635,7 @@ def source_object(gcc: str, source: Path, include_dirs: list[Path], output: Path
 
 
 def build(sources: list[Path], include_dirs: list[Path], output: Path, static: bool = True,
-          library: list[Path] = ()) -> None:
+          library: list[Path] = (), retry: bool = True) -> None:
     """Compile and link `sources` then `library` into `output`; a compiler diagnostic becomes
     a HostBuildError.  Every object is cached by content: `library` as one entry (the
     runtime), each of `sources` as its own (the generated plan source), so a build links
@@ -641,7 +659,17 @@ def build(sources: list[Path], include_dirs: list[Path], output: Path, static: b
         if static:
             command.append("-static")
         command.append("-lm")
-        _run(command, _host(output))
+        try:
+            _run(command, _host(output))
+        except HostBuildError:
+            if not retry or all(o.is_file() for o in objects):
+                raise
+            # an object the cache held is gone (the cache folder deleted while this build ran,
+            # which docs/cache.md says is always safe): look them up, or compile them, again
+            for leftover in leftovers:
+                cache.release_scratch(leftover, remove=True)
+            leftovers = []
+            build(sources, include_dirs, output, static, library, retry=False)
     finally:
         for leftover in leftovers:
             cache.release_scratch(leftover, remove=True)
@@ -663,7 +691,7 @@ class _Early:
 
     def __init__(self, gcc: str, library: list[Path], include_dirs: list[Path]):
         self.running = Running()
-        self.lines: list[str] = []
+        self.lines: list[str | Path] = []     # lines, and compiling_notice's folder
         self.result: tuple[list[Path], Path | None] | None = None
         self.error: BaseException | None = None
         self.taken = False
@@ -686,6 +714,10 @@ class _Early:
         self.thread.join()
         self.taken = True
         for line in self.lines:
+            if isinstance(line, Path):      # compiling_notice's folder: a full cache sent them elsewhere
+                if self.result is not None and self.result[0] and _cache_full_this_command():
+                    line = self.result[0][0].parent
+                line = _notice_line(line)
             _say(line)
         if self.error is not None:
             error, self.error = self.error, None

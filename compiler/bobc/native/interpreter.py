@@ -39,8 +39,11 @@ def sources(runtime: Path, variable: str = "NATIVE_SRC") -> list[Path]:
     return [runtime / name for name in found.group(1).split()]
 
 
-def interpreter_bytes() -> bytes:
-    """The statically linked interpreter, from the cache or built now."""
+def interpreter_bytes(retry: bool = True) -> bytes:
+    """The statically linked interpreter, from the cache or built now.  A link that lost an object
+    the cache held (the cache folder deleted while the build ran: docs/cache.md says that is
+    always safe) builds it again, once, looking the objects up or compiling them anew (probe s43
+    cacherace finding 2, as gcc.build)."""
     runtime = shared_folder("runtime_c")
     compiler = gcc.compiler()
     listed = sources(runtime)
@@ -71,11 +74,19 @@ def interpreter_bytes() -> bytes:
                    "-static", "-o", str(output), "-lm"]
         # gcc's failure for lack of space, memory or the file size limit says so (gcc._run,
         # resource_failure); any other is a bug of bobc's (fix-diskfull's note)
-        gcc._run(command, "the native host interpreter")
-        data = output.read_bytes()
+        try:
+            gcc._run(command, "the native host interpreter")
+        except gcc.HostBuildError:
+            if not retry or all(found.is_file() for found in objects.values()):
+                raise
+            data = None
+        else:
+            data = output.read_bytes()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         if leftover is not None:
             shutil.rmtree(leftover, ignore_errors=True)
+    if data is None:
+        return interpreter_bytes(retry=False)
     cache.write(CACHE_KIND, key, data)
     return data
