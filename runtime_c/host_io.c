@@ -167,8 +167,10 @@ static int io_read(rt_io_files *files, const char *path, const char *what, size_
             return rt_say(err, code, "%s %s: %s byte%s, expected exactly %s", what, named,
                           rt_grouped((unsigned long long)st.st_size, got), rt_plural((unsigned long long)st.st_size),
                           rt_grouped(limit, want));
-        return rt_say(err, code, "%s %s: %lld bytes, more than %s %s can be (%zu bytes at most are read)", what, named,
-                      (long long)st.st_size, strchr("aeiou", what[0]) ? "an" : "a", what, limit);
+        /* grouped too, as every size a host shows (rt_grouped: "1,073,741,825 bytes") */
+        return rt_say(err, code, "%s %s: %s byte%s, more than %s %s can be (%s bytes at most are read)", what, named,
+                      rt_grouped((unsigned long long)st.st_size, got), rt_plural((unsigned long long)st.st_size),
+                      strchr("aeiou", what[0]) ? "an" : "a", what, rt_grouped(limit, want));
     }
     /* one byte past the size fstat gave tells a file that grew while being read */
     size_t expected = (size_t)st.st_size;

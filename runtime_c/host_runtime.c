@@ -519,11 +519,15 @@ int rt_envelope_check(const rt_contract *c, const uint8_t *e, size_t size, const
                    "more than the %llu byte%s after its %u-byte header; " HINT_COPY, path,
                    (unsigned long long)payload_bytes, (unsigned long long)((uint64_t)size - h),
                    rt_plural((uint64_t)size - h), h);
-    if ((uint64_t)h + payload_bytes + 12 != (uint64_t)size)
+    if ((uint64_t)h + payload_bytes + 12 != (uint64_t)size) {
+        /* the sizes grouped by threes, as every size a host shows (rt_grouped) */
+        char got[RT_GROUPED_BYTES], hs[RT_GROUPED_BYTES], ps[RT_GROUPED_BYTES], says[RT_GROUPED_BYTES];
         return rt_say(err, RT_EXIT_BAD_CHECKPOINT,
-                   "checkpoint %s: %s: %zu bytes, but its header (H %u + payload %llu + 12) says %llu; " HINT_COPY,
-                   path, (uint64_t)size < (uint64_t)h + payload_bytes + 12 ? "truncated" : "has trailing bytes", size,
-                   h, (unsigned long long)payload_bytes, (unsigned long long)((uint64_t)h + payload_bytes + 12));
+                   "checkpoint %s: %s: %s byte%s, but its header (H %s + payload %s + 12) says %s; " HINT_COPY,
+                   path, (uint64_t)size < (uint64_t)h + payload_bytes + 12 ? "truncated" : "has trailing bytes",
+                   rt_grouped(size, got), rt_plural(size), rt_grouped(h, hs), rt_grouped(payload_bytes, ps),
+                   rt_grouped((uint64_t)h + payload_bytes + 12, says));
+    }
     /* 3. trailer: the sizes agree, so a wrong one is damage, not a file cut short */
     size_t body = h + (size_t)payload_bytes;
     if (memcmp(e + body + 4, RT_ENVELOPE_TRAILER, 8) != 0)

@@ -98,8 +98,8 @@ def test_bobc_asm_refuses_a_source_past_its_limit_unread(tmp_path):
         handle.truncate(SOURCE_LIMIT_BYTES + 1)
     done = bobc("asm", big, "-o", tmp_path / "x.bin")
     assert done.returncode == 1, done.stderr  # a file refused: 1 for every subcommand but diff (probe s30 cli finding 7)
-    assert done.stderr == (f"bobc asm: error: {big}: {SOURCE_LIMIT_BYTES + 1} bytes, more than this file can be "
-                           f"({SOURCE_LIMIT_BYTES} bytes at most are read) (docs/limits.md: 4 MiB for a SASS source)\n")
+    assert done.stderr == (f"bobc asm: error: {big}: {SOURCE_LIMIT_BYTES + 1:,} bytes, more than this file can be "
+                           f"({SOURCE_LIMIT_BYTES:,} bytes at most are read) (docs/limits.md: 4 MiB for a SASS source)\n")
     assert not (tmp_path / "x.bin").exists()
     fifo = tmp_path / "fifo.sass"
     os.mkfifo(fifo)

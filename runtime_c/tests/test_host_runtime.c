@@ -297,6 +297,39 @@ static void test_oversized_identities(void)
     free(back);
 }
 
+/* probe s43 smallfix: the two size messages that showed bare numbers are grouped by threes, as every
+ * other size message (rt_grouped).  The expected texts are written by hand: 4,173 bytes is a 64-byte
+ * header + a 4,096-byte payload + the 12-byte trailer + 1 (docs/formats.md "Checkpoint envelope"), and
+ * 1,073,741,824 is the reader's 1 GiB bound (docs/limits.md), a file one byte past it sparse. */
+static void test_sizes_grouped_s43(void)
+{
+    char err[RT_ERR_BYTES] = "";
+    rt_contract c = contract();
+    uint8_t *e = calloc(1, 4173);
+    memcpy(e, RT_ENVELOPE_MAGIC, 8);
+    e[8] = 64;                          /* H, u32 at 8 */
+    e[24 + 1] = 0x10;                   /* payload bytes, u64 at 24: 4,096 */
+    expect(rt_envelope_check(&c, e, 4173, "f", NULL, NULL, err), RT_EXIT_BAD_CHECKPOINT, err,
+           "checkpoint f: has trailing bytes: 4,173 bytes, but its header (H 64 + payload 4,096 + 12) says 4,172; ",
+           "trailing bytes grouped");
+    expect(rt_envelope_check(&c, e, 4171, "f", NULL, NULL, err), RT_EXIT_BAD_CHECKPOINT, err,
+           "checkpoint f: truncated: 4,171 bytes, but its header (H 64 + payload 4,096 + 12) says 4,172; ",
+           "truncated grouped");
+    free(e);
+    char path[512];
+    snprintf(path, sizeof path, "%s/big-s43.bin", tmpdir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHECK(fd >= 0 && ftruncate(fd, ((off_t)1 << 30) + 1) == 0 && close(fd) == 0, "sparse %s", path);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    expect(rt_io_read(NULL, path, "input", RT_IO_INPUT_LIMIT_BYTES, RT_EXIT_BAD_INPUT, &data, &size, err),
+           RT_EXIT_BAD_INPUT, err,
+           "big-s43.bin: 1,073,741,825 bytes, more than an input can be (1,073,741,824 bytes at most are read)",
+           "the reader's bound grouped");
+    free(data);
+    unlink(path);
+}
+
 static void test_envelope(void)
 {
     char err[RT_ERR_BYTES] = "";
@@ -2486,6 +2519,7 @@ int main(void)
     test_fill();
     test_cursor_window();
     test_envelope();
+    test_sizes_grouped_s43();
     test_oversized_identities();
     test_publish();
     test_prepare();

@@ -96,7 +96,7 @@ def test_a_file_past_the_limit_is_refused_unread(host, tmp_path):
     for args in (("dump", folder), ("diff", GOLDEN, folder)):
         done = bobc(*args)
         assert done.returncode == (1 if args[0] == "dump" else 2), done.stderr     # a file refused; diff's 2
-        assert f"{folder / 'program.bin'}: 1073741825 bytes, more than this file can be (1073741824 bytes at " \
+        assert f"{folder / 'program.bin'}: 1,073,741,825 bytes, more than this file can be (1,073,741,824 bytes at " \
                "most are read)" in done.stderr, done.stderr
         assert "1 GiB" in done.stderr and "MemoryError" not in done.stderr
     big = tmp_path / "big-host"

@@ -41,8 +41,8 @@ def test_a_file_past_the_limit_is_refused_unread(tmp_path, head):
         handle.truncate((1 << 30) + 1)
     done = bobc("disasm", big)
     assert done.returncode == 1, done.stderr  # a file refused: 1 for every subcommand but diff (probe s30 cli finding 7)
-    assert done.stderr == (f"bobc disasm: error: {big}: 1073741825 bytes, more than this file can be "
-                           "(1073741824 bytes at most are read) (docs/limits.md: 1 GiB for any file bobc reads)\n")
+    assert done.stderr == (f"bobc disasm: error: {big}: 1,073,741,825 bytes, more than this file can be "
+                           "(1,073,741,824 bytes at most are read) (docs/limits.md: 1 GiB for any file bobc reads)\n")
 
 
 def test_a_raw_stream_within_the_limit_is_still_disassembled(tmp_path):

@@ -27,7 +27,7 @@ def _sparse(path: Path, size: int = GIB) -> Path:
 
 def _message(path: Path, size: int = GIB) -> str:
     """`bobc asm`'s refusal of a source past the bound (tests/test_source_excerpt.py checks its CLI form)."""
-    return (f"{path}: {size} bytes, more than this file can be ({SOURCE_LIMIT_BYTES} bytes at most are read) "
+    return (f"{path}: {size:,} bytes, more than this file can be ({SOURCE_LIMIT_BYTES:,} bytes at most are read) "
             f"(docs/limits.md: 4 MiB for a SASS source)")
 
 

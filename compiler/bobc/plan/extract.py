@@ -758,11 +758,16 @@ def extract_contract(program, value, where: str = "the checkpoint contract") -> 
 
 # ---- the host ----
 
-def extract_steps(program, value, where: str = "the host schedule") -> tuple[Step, ...]:
+def extract_steps(program, value, where: str = "the host schedule", depth: int = 0,
+                  top: str | None = None) -> tuple[Step, ...]:
     """NvidiaPlanHostSteps -> the step dataclasses of bobc.plan.host, in order.
 
     Each constructor's fields are read by its row of STEP_KINDS (the meaning of
-    each kind: docs/host-steps.md and its constructor in PlanHost.bob).
+    each kind: docs/host-steps.md and its constructor in PlanHost.bob).  `depth`: how many
+    repeats' bodies enclose these steps; a repeat nested past HOST_REPEAT_NESTING is refused
+    here, at it, in the certifier's words (this reading recurses a level a repeat, so ~20,000
+    levels ended in a RecursionError before the certifier could say so; probe s43 smallfix),
+    named by `top`, the schedule's own name.
     """
     r = _Reader(program, where, written(value))
     out = []
@@ -780,7 +785,15 @@ def extract_steps(program, value, where: str = "the host schedule") -> tuple[Ste
             if field.kind == "file":
                 values[field.name] = FILE_NAMES[r.con(f[field.spec], "NvidiaPlanHostFile", what).constructor]
             elif field.kind == "steps":
-                values[field.name] = extract_steps(program, f[field.spec], f"{where}, step {len(out)} ({kind.name})")
+                from ..certify.limits import HOST_REPEAT_NESTING
+                from ..resources import doc
+
+                if depth + 1 > HOST_REPEAT_NESTING:
+                    _Reader(program, top or where, at).fail(
+                        f"the host's schedule nests repeats more than {HOST_REPEAT_NESTING} deep (one in another's "
+                        f"body): nest fewer, or unroll the inner ones ({doc('limits.md')})", at)
+                values[field.name] = extract_steps(program, f[field.spec], f"{where}, step {len(out)} ({kind.name})",
+                                                   depth + 1, top or where)
             elif field.kind == "bytes":
                 values[field.name] = r.bytes(f[field.spec], what)
             elif field.kind == "commands":

@@ -144,9 +144,10 @@ def decode(data: bytes, contract: CheckpointContract, path="checkpoint") -> tupl
         raise BadCheckpoint(path, "size", f"truncated: its header declares a {payload}-byte payload, more than the "
                                           f"{count(n - h, 'byte')} after its {h}-byte header; {HINT_COPY}")
     if h + payload + TAIL != n:
-        raise BadCheckpoint(path, "size", f"{'truncated' if n < h + payload + TAIL else 'has trailing bytes'}: {n} "
-                                          f"bytes, but its header (H {h} + payload {payload} + 12) says "
-                                          f"{h + payload + TAIL}; {HINT_COPY}")
+        # the sizes grouped by threes, as rt_grouped groups them
+        raise BadCheckpoint(path, "size", f"{'truncated' if n < h + payload + TAIL else 'has trailing bytes'}: "
+                                          f"{n:,} byte{'' if n == 1 else 's'}, but its header (H {h:,} + payload "
+                                          f"{payload:,} + 12) says {h + payload + TAIL:,}; {HINT_COPY}")
     # the trailer: the sizes agree, so a wrong one is damage, not a file cut short
     body = h + payload
     if data[body + 4:body + 12] != TRAILER:

@@ -223,8 +223,9 @@ def _open_input(path, error, limit: int, exact: bool = False):
             if exact:           # the sizes grouped by threes, as host_io.c's (rt_grouped)
                 from ..certify.limits import shown as shown_count, shown_bytes
                 raise error(named, "size", f"{shown_bytes(info.st_size)}, expected exactly {shown_count(limit)}")
-            raise error(named, "size", f"{info.st_size} bytes, more than this file can be "
-                        f"({limit} bytes at most are read)")
+            from ..certify.limits import shown as shown_count, shown_bytes
+            raise error(named, "size", f"{shown_bytes(info.st_size)}, more than this file can be "
+                        f"({shown_count(limit)} bytes at most are read)")       # grouped, as host_io.c's
     except BaseException:
         os.close(fd)
         raise
