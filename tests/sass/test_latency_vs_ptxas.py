@@ -162,7 +162,7 @@ KNOWN_BELOW = {
     # (sm_86 HFMA2 -> memory (R), once (25, 1): math_forms2.ptx has HFMA2.RELU -> STG at 7, bobc's)
     # (sm_86 HMNMX2 -> alu (R), (12, 1) until wide_cover_forms.ptx: its HMNMX2 -> PRMT at 6, bobc's)
     # (sm_86 HMNMX2 -> memory (R), (14, 3) until bf16_forms.ptx: its HMNMX2.BF16_V2 -> STG.E.U16 at 5, bobc 7)
-    ("sm_86", "UIADD3", "alu", "UR"): (56, 1),       # bobc 6
+    # (sm_86 UIADD3 -> alu (UR), (56, 1) until address_forms.ptx: its UIADD3 UR6 -> ISETP.NE ... UR6 at 6, bobc's)
     ("sm_86", "UIADD3", "fma", "UR"): (10, 1),       # bobc 7
     ("sm_86", "ULOP3", "alu", "UR"): (13, 1),        # bobc 6
     ("sm_86", "UPRMT", "uniform", "UR"): (12, 1),    # bobc 6 (NAK's udp -> udp/umov: 4 / 2)
@@ -177,8 +177,8 @@ KNOWN_BELOW = {
     # (sm_90 HFMA2 -> alu (R), (13, 2) until bf16_forms.ptx: its neg.bf16 HFMA2.BF16_V2 -> PRMT at 5, bobc 7)
     # (sm_86 SEL -> memory (R), (8, 8): memory_forms.ptx has SEL R8, RZ, 0x1, !P0 -> STG.E.64 at 5, bobc's)
     # math_forms2.ptx (session 37): results gathered into one STG.E.128 (slack: ptxas waits for the last of four)
-    ("sm_86", "FMNMX", "memory", "R"): (9, 2),       # bobc 5
-    ("sm_90", "FMNMX", "memory", "R"): (11, 2),      # bobc 5
+    # (sm_86 FMNMX -> memory (R), (9, 2) until address_forms.ptx: its relu FMNMX R11, RZ, R11, !PT -> STG.E at 5, bobc's)
+    # (sm_90 FMNMX -> memory (R), (11, 2) until address_forms.ptx: its FMNMX R15, RZ, R8, !PT -> STG.E at 5, bobc's)
     # a carry-out IMAD.WIDE.U32 read by IADD3.X 9 cycles on in wide_products (slack: ptxas's tight chains
     # read it 5 on, tests/sass/test_latency_probes.py test_carry_out_of_a_wide_multiply_as_ptxas)
     ("sm_86", "IMAD.WIDE", "alu", "P"): (9, 1),

@@ -853,6 +853,16 @@ class Encoder:
         mine = [k for k in self.forms if k.split(" ")[0].split(".")[0] == inst.opcode]
         theirs = [k for k in forms_for(other) if k.split(" ")[0].split(".")[0] == inst.opcode] if other else []
         head = f"no {arch} encoding for '{key}'"
+        if not mine and theirs and inst.opcode not in self.arch.lacks:
+            # an opcode only the other target's tables hold, but one this target has (ptxas writes UIMAD
+            # and ULEA for sm_86 too): a form not learned here, never "the other target's opcode"
+            problem = EncodeProblem(f"{head}: the {arch} tables have no form of {inst.opcode} (the {other} "
+                                    f"tables have {len(theirs)}): not learned for {arch}")
+            problem.hint = (f"if ptxas writes {inst.opcode} for {arch}, it is a form the tables have not learned: in a "
+                            f"bobc checkout, add a PTX kernel to tools/ptx_corpus that makes ptxas emit it, and "
+                            f"relearn (python -m bobc.sass.learn; compiler/bobc/sass/README.md, Corpus); code for "
+                            f"{other} alone belongs in the kernel's variant for {other} (<stem>.{other}.sass)")
+            return problem
         if not mine and theirs:
             instead = self.arch.instead.get(inst.opcode)     # this target's row (tables/arch.py)
             problem = EncodeProblem(f"{head}: {inst.opcode} is an {other} opcode, not one of {arch}'s "
@@ -915,7 +925,12 @@ class Encoder:
                                                          k.split(" ", 1)[1] else 0)
         counts = sorted(set().union(*arity.values()))
         count = len(inst.operands)
-        if count not in counts:
+        try:        # operands the opcode's layout places (ULEA's carry-out UP0) are a form not learned, not a count
+            match_layout(inst, arch)
+            fits = True
+        except EncodeProblem:
+            fits = False
+        if count not in counts and not fits:
             same = sorted(k for k in mine if k.split(" ")[0] == inst.mnemonic) or sorted(mine)
             written = sorted(arity.get(inst.mnemonic, counts))
             # the other mnemonics that take other counts than the one written (IADD3.X's 6), by name

@@ -63,17 +63,34 @@ class ArchEncoding:
     # what to write here instead of an opcode another target has and this one lacks (sass-facts.md,
     # "sm_90 versus sm_86": sm_90 code has opcodes SM86 rejects): the encoder's hint
     instead: MappingProxyType
+    # the opcodes this target does not have (a subset: those another target's tables hold), which the
+    # encoder may call "another target's opcode"; any other opcode the tables lack is a form not learned
+    # here (ptxas 13 writes UIMAD / ULEA for sm_86 as well as sm_90: probe s43 newuser8, asmgaps3).
+    # sm_86: the PTX ISA requires sm_90 of the instructions ptxas writes these for (wgmma: HGMMA /
+    # WARPGROUP; cp.async.bulk.tensor: UTMALDG / UTMASTG / UTMACCTL / UTMACMDFLUSH; mbarrier.try_wait
+    # and fence.proxy.async: SYNCS / FENCE; barrier.cluster: UCGABAR_ARV / UCGABAR_WAIT; elect.sync: ELECT;
+    # griddepcontrol: ACQBULK / PREEXIT; setmaxnreg: USETMAXREG); CGAERRBAR (the cluster's, CGA's, error
+    # barrier) and ENDCOLLECTIVE ptxas writes for sm_90 around ordinary code (corpus3.ptx barriers,
+    # corpus.ptx shared_and_shuffle -O0) and never for sm_86 from the same PTX; and ptxas writes IADD3 /
+    # IMNMX where sm_90's add and min / max are VIADD / VIMNMX / VIADDMNMX (sass-facts.md, "sm_90 versus
+    # sm_86").  sm_90: ptxas writes VIMNMX for min / max, never IMNMX (RED is spelled REDG there).
+    lacks: frozenset = frozenset()
 
 
 SM86_ENCODING = ArchEncoding("sm_86", "sm_86.json", branch_split_low8=False, shows_descriptor=False,
                              symbols={"param": SM86.parameter_base, "memory_descriptor": SM86.memory_descriptor},
                              scheduling=SM86_SCHEDULING,
                              instead=MappingProxyType({"VIADD": "IADD3 (VIADD Rd, Ra, Rb is IADD3 Rd, Ra, Rb, RZ)",
-                                                       "VIMNMX": "IMNMX"}))
+                                                       "VIMNMX": "IMNMX"}),
+                             lacks=frozenset({"ACQBULK", "CGAERRBAR", "ELECT", "ENDCOLLECTIVE", "FENCE", "HGMMA",
+                                              "PREEXIT", "SYNCS", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG",
+                                              "UTMACCTL", "UTMACMDFLUSH", "UTMALDG", "UTMASTG", "VIADD",
+                                              "VIADDMNMX", "VIMNMX", "WARPGROUP"}))
 SM90_ENCODING = ArchEncoding("sm_90", "sm_90.json", branch_split_low8=True, shows_descriptor=True,
                              symbols={"param": SM90.parameter_base, "memory_descriptor": SM90.memory_descriptor},
                              scheduling=SM90_SCHEDULING,
-                             instead=MappingProxyType({"IMNMX": "VIMNMX"}))
+                             instead=MappingProxyType({"IMNMX": "VIMNMX"}),
+                             lacks=frozenset({"IMNMX"}))
 
 ENCODINGS = {e.name: e for e in (SM86_ENCODING, SM90_ENCODING)}
 
