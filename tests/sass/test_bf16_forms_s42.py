@@ -9,7 +9,7 @@ PTX instruction, out[t] = op(a[t], b[t], c[t]).  With the pinned ptxas and nvdis
   (fractions.Fraction): the exact a * b + c rounded once to nearest even on bfloat16's grid (8-bit significand,
   subnormals down to 2^-133 kept: bfloat16 arithmetic has no .ftz), past the largest finite to infinity; a NaN
   result the canonical 0x7fff (docs/simulator.md); an exact zero sum +0 unless both terms are -0; .relu a
-  negative result +0; min / max the smaller / larger input (-0 < +0), a NaN input the other, both NaN (or either
+  negative result or -0 +0 (the H100 writes +0 for -0: session 43 GPU run); min / max the smaller / larger input (-0 < +0), a NaN input the other, both NaN (or either
   with .NaN) the canonical NaN.  .XORSIGN stays refused in the simulator by name.
 """
 from __future__ import annotations
@@ -124,7 +124,7 @@ def fma(a: int, b: int, c: int, relu: bool = False) -> int:
             result = 0x8000 if (p == 0 and ps and vc[0]) else 0
         else:
             result = encode(int(s < 0), abs(s))
-    if relu and result & 0x8000 and result & 0x7FFF:
+    if relu and result & 0x8000:      # a negative result and -0 alike: the H100 wrote +0 for -0 (s43 GPU run)
         return 0
     return result
 

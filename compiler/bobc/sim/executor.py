@@ -2340,9 +2340,10 @@ class Launch:
 
     def _bf16_result(self, ins, mods, d, low, high, mask):
         """Pack two bfloat16 lanes' bits, low in 15:0.  .RELU (PTX fma.rn.relu: "clamps the result to 0 if
-        negative"; a NaN stays the canonical NaN): a negative lane is +0, -0 kept as the text reads."""
+        negative"; a NaN stays the canonical NaN): a negative lane is +0, and so is -0 (the H100 wrote +0 for
+        fma.rn.relu's -0 in session 43's run of tests/gpu/test_sim_probes_gpu.py)."""
         if "RELU" in mods:
-            low, high = (np.where(((v & 0x8000) != 0) & ((v & 0x7FFF) != 0), np.uint32(0), v) for v in (low, high))
+            low, high = (np.where(((v & 0x8000) != 0) & ((v & 0x7FFF) <= 0x7F80), np.uint32(0), v) for v in (low, high))
         value = (np.asarray(low, dtype=np.uint32) & 0xFFFF) | ((np.asarray(high, dtype=np.uint32) & 0xFFFF) << 16)
         self._dst(ins, d, np.broadcast_to(value.astype(np.uint32), (self.threads,)), mask)
 
@@ -3628,14 +3629,16 @@ def _mufu64h(function: str, high) -> np.ndarray:
     """The high word MUFU.RCP64H / MUFU.RSQ64H write for operand high words `high` (uint32): x is the binary64 whose
     high word is `high` and low word 0, a subnormal x read as a zero of its sign (.ftz); special values by the
     PTX ISA's tables (rcp: +-0 -> +-inf, +-inf -> +-0; rsqrt: +-0 -> +-inf, +inf -> +0, x < 0 -> NaN); a NaN
-    keeps NumPy's bits (an operand NaN's payload, quieted; 0xfff80000 for rsqrt of a negative number)."""
+    result is the high word 0x7fffffff, as the H100 wrote for a NaN operand and for rsqrt of -1 (session 43's
+    run of tests/gpu/test_sim_probes_gpu.py, nan_bits.log)."""
     high = np.asarray(high, dtype=np.uint32)
     x = (high.astype(np.uint64) << np.uint64(32)).view(np.float64)
     x = np.where((high & np.uint32(0x7FF00000)) == 0, np.copysign(0.0, x), x)
     with np.errstate(all="ignore"):
         y = 1.0 / x if function == "RCP64H" else 1.0 / np.sqrt(x)
     y = np.where(np.abs(y) < np.finfo(np.float64).tiny, np.copysign(0.0, y), y)
-    return (np.asarray(y, dtype=np.float64).view(np.uint64) >> np.uint64(32)).astype(np.uint32)
+    word = (np.asarray(y, dtype=np.float64).view(np.uint64) >> np.uint64(32)).astype(np.uint32)
+    return np.where(np.isnan(y), np.uint32(0x7FFFFFFF), word).astype(np.uint32)
 
 
 _ROUNDINGS64 = ("RN", "RZ", "RM", "RP")
