@@ -1,7 +1,7 @@
 """probe s43 buildearly (bench/results/build-speed-s43.md), run as `python bench/build_early_phases.py build PLAN ...`
 with PYTHONPATH=TREE/compiler: wall of the build, of evaluation (compile_plan) and of the main thread's time in
 library_objects (the link's wait for the runtime); BOBC_CACHE_DIR an empty folder per run."""
-import os, sys, time, shutil
+import os, sys, time
 t0 = time.perf_counter()
 from bobc import cli, pipeline
 from bobc.host import gcc

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from bobc.nvtools import ptxas
-from bobc.sim.faults import SimulationFault, Unmodeled
+from bobc.sim.faults import Unmodeled
 from bobc.sim.kernel import run_kernel
 
 REPO = Path(__file__).resolve().parents[2]

@@ -121,8 +121,6 @@ def template_cache():
 
         @staticmethod
         def _key(bucket) -> str:
-            import sys
-
             return cache.digest("jinja2 bytecode", jinja2.__version__, sys.version, bucket.key, bucket.checksum)
 
         def load_bytecode(self, bucket) -> None:
