@@ -235,12 +235,11 @@ def _word_start(text: str, offset: int) -> int:
     return start
 
 
-def _unclosed_parentheses(text: str, offset: int) -> list[int]:
-    """The offsets of the '(' still open at `offset` (comments and byte strings skipped),
-    outermost first."""
-    open_at: list[int] = []
-    i = 0
-    while i < offset:
+def _code_offsets(text: str, start: int, stop: int):
+    """The offsets in [start, stop) of the characters outside comments and byte strings, in order
+    (a string's quotes and a comment's text are skipped; an unterminated string ends at its line)."""
+    i = start
+    while i < stop:
         char = text[i]
         if char == "-" and text.startswith("--", i):
             end = text.find("\n", i)
@@ -250,11 +249,20 @@ def _unclosed_parentheses(text: str, offset: int) -> list[int]:
             i += 1
             while i < len(text) and text[i] not in '"\n':
                 i += 2 if text[i] == "\\" else 1
-        elif char == "(":
-            open_at.append(i)
-        elif char == ")" and open_at:
-            open_at.pop()
+        else:
+            yield i
         i += 1
+
+
+def _unclosed_parentheses(text: str, offset: int) -> list[int]:
+    """The offsets of the '(' still open at `offset` (comments and byte strings skipped),
+    outermost first."""
+    open_at: list[int] = []
+    for i in _code_offsets(text, 0, offset):
+        if text[i] == "(":
+            open_at.append(i)
+        elif text[i] == ")" and open_at:
+            open_at.pop()
     return open_at
 
 
@@ -262,24 +270,13 @@ def _closing_parenthesis(text: str, start: int) -> int:
     """The offset of the ')' that closes the '(' at `start` (comments and byte strings skipped as
     _unclosed_parentheses skips them); the text's end when none does."""
     depth = 0
-    i = start
-    while i < len(text):
-        char = text[i]
-        if char == "-" and text.startswith("--", i):
-            end = text.find("\n", i)
-            i = len(text) if end < 0 else end
-            continue
-        if char == '"':
-            i += 1
-            while i < len(text) and text[i] not in '"\n':
-                i += 2 if text[i] == "\\" else 1
-        elif char == "(":
+    for i in _code_offsets(text, start, len(text)):
+        if text[i] == "(":
             depth += 1
-        elif char == ")":
+        elif text[i] == ")":
             depth -= 1
             if depth == 0:
                 return i
-        i += 1
     return len(text)
 
 
