@@ -17,6 +17,7 @@ LANGUAGE = REPO / "compiler" / "bobc" / "language"
 # modules parse.py imports that no stored tree depends on, and why
 NOT_IN_A_TREE = {
     "resources": "doc() names docs/limits.md in refusals, and a refusal is never stored",
+    "suggest": "shown_name cuts a long name a refusal quotes, and a refusal is never stored",
     "cache": "holds lark's tables (docs/cache.md `lark/`, keyed by the grammar, lark and Python)",
 }
 

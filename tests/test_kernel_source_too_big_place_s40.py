@@ -35,4 +35,4 @@ def test_a_kernel_source_past_the_bound_is_refused_at_its_path_in_the_plan(tmp_p
     first = result.stderr.splitlines()[0]
     assert first.startswith(f"bobc check: LinReg/Build/NativeHost.bob:{line}:{at + 1}: error: kernel source "
                             f"LinReg/kernels/linreg-sgd.sass: "), first
-    assert f"{source.stat().st_size} bytes" in first and "4 MiB" in first, first
+    assert f"{source.stat().st_size:,} bytes" in first and "4 MiB" in first, first

@@ -177,7 +177,7 @@ def test_a_file_shorter_than_this_hosts_is_still_truncated(setup):
     _, _, _, good = setup
     status, said = refuse_checkpoint(setup, "short.bin", good[:-1])
     assert status == 4
-    assert said.startswith("checkpoint short.bin: truncated: 786875 bytes") and said.endswith(f"; {COPY}"), said
+    assert said.startswith("checkpoint short.bin: truncated: 786,875 bytes") and said.endswith(f"; {COPY}"), said
 
 
 # ---- finding 7: what to do ----

@@ -198,6 +198,14 @@ def _access_width(modifiers: list[str]) -> int:
     return 1
 
 
+def _atomic_width(modifiers: list[str]) -> int:
+    """Registers an atomic's value covers: its access size, or a 64-bit type (ATOMG.E.MIN.S64 R18 writes R18..R19
+    and reads R6..R7; RED.E.ADD.F64 reads R14..R15: nvdisasm's life ranges, tests/sass/test_register_widths.py)."""
+    if any(m in modifiers for m in ("S64", "U64", "F64")):
+        return 2
+    return _access_width(modifiers)
+
+
 # The sub-word sizes of a load (LDC / ULDC: a kernel's .u8 / .s8 / .u16 / .s16 parameter, which ptxas
 # reads as a byte, or a half word at offset 2 of a word: tools/ptx_corpus/subword_params.ptx): one
 # register, zero- (U) or sign- (S) extended from the bytes read.
@@ -275,15 +283,21 @@ def _reg_width(inst: Instruction, slot: str) -> int:
     if op == "RET" and slot == "Ra":
         return 2        # RET.REL.NODEC R8: the 64-bit return address R8..R9
     if slot == "Rd":
-        if op in ("LDG", "LDS", "LDC", "LDL", "LD", "ATOMG", "ATOMS"):
+        if op in ("ATOMG", "ATOMS"):
+            return _atomic_width(mods)
+        if op in ("LDG", "LDS", "LDC", "LDL", "LD"):
             return _access_width(mods)
         if op == "CS2R" and "32" not in mods:
             return 2
         return 1
     if slot == "Ud" and op == "ULDC":
         return _access_width(mods)
-    if slot == "Sb" and op in ("STG", "STS", "STL", "ST", "RED", "REDG", "ATOMG", "ATOMS"):
+    if slot == "Sb" and op in ("RED", "REDG", "ATOMG", "ATOMS"):
+        return _atomic_width(mods)
+    if slot == "Sb" and op in ("STG", "STS", "STL", "ST"):
         return _access_width(mods)
+    if slot == "Sc" and op in ("ATOMG", "ATOMS") and ("CAS" in mods or "CAST" in mods):
+        return _atomic_width(mods)  # ATOMS.CAST.SPIN.64 R6, [R23.X8+0x200], R4, R6: new value R6..R7
     return 1
 
 

@@ -173,8 +173,10 @@ def effects(ins: Instruction) -> Effects:
         dst(ops[0])
         ops, widths = ops[1:], widths[1:]
         if base == "VOTE":
-            dst(ops[0])
-            for o in ops[1:]:
+            if len(ops) > 1:                # VOTE.ANY Rd-less forms: Pd, then the source (VOTE.ANY P0, P1
+                dst(ops[0])                 # writes P0 and reads P1, as nvdisasm's life ranges have it)
+                ops = ops[1:]
+            for o in ops:
                 src(o)
             return e
     if base == "IMAD" and ops and ops[0].kind == "reg" and len(ops) > 1 and ops[1].kind in ("pred", "upred"):
