@@ -693,6 +693,11 @@ class _Early:
         self.result: tuple[list[Path], Path | None] | None = None
         self.error: BaseException | None = None
         self.taken = False
+        # set when _work ends: waited on instead of Thread.join, which CPython 3.11 marks a thread
+        # stopped for good when a signal's exception interrupts it (threading's bpo-45274 handling
+        # releases the running thread's own lock), so a later join or is_alive said "ended" of a
+        # compile still running, and a SIGTERM left its stubborn gcc processes to the exit
+        self.done = threading.Event()
         self.thread = threading.Thread(target=self._work, args=(gcc, library, include_dirs),
                                        name="bobc-gcc-early", daemon=True)
 
@@ -704,12 +709,13 @@ class _Early:
             self.error = error
         finally:
             _HOLDING.lines = None
+            self.done.set()
 
     def take(self) -> tuple[list[Path], Path | None]:
         """Wait for the compile (a signal meanwhile ends the command: compiled_early's cancel stops
         it), say the lines it held, in order, as a compile done now says them; its objects and
         leftover folder (now the caller's), or its error."""
-        self.thread.join()
+        self.done.wait()
         self.taken = True
         for line in self.lines:
             if isinstance(line, Path):      # compiling_notice's folder: a full cache sent them elsewhere
@@ -736,14 +742,14 @@ class _Early:
         self.taken = True
         try:
             self.running.stop(signal.SIGTERM)
-            self.thread.join(children.STOP_GRACE_S)
+            self.done.wait(children.STOP_GRACE_S)
         except KeyboardInterrupt:
             pass
         while True:
             try:
-                if self.thread.is_alive():
+                if not self.done.is_set():
                     self.running.stop(signal.SIGKILL)
-                    self.thread.join()
+                    self.done.wait()
                 break
             except KeyboardInterrupt:
                 continue
