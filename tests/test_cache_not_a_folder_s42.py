@@ -27,8 +27,10 @@ def work(tmp_path):
 
 
 def check(work, **environment):
+    # no --entry: `bobc check --entry requestHost` evaluates the native artifact as a build does
+    # (probe s44 checkreq), which compiles the C runtime and says so on stderr
     env = {key: value for key, value in os.environ.items() if key not in ("BOBC_CACHE_DIR", "XDG_CACHE_HOME")}
-    return subprocess.run([sys.executable, "-m", "bobc", "check", "Native/Request.bob", "--entry", "requestHost"],
+    return subprocess.run([sys.executable, "-m", "bobc", "check", "Native/Request.bob"],
                           cwd=work / "plans", capture_output=True, text=True, timeout=300,
                           env={**env, "PYTHONPATH": str(REPOSITORY / "compiler"), **environment})
 

@@ -223,12 +223,15 @@ def test_check_json_reports_the_entry_and_a_refusal_as_json(tmp_path):
 
 def test_check_of_a_module_whose_host_is_a_native_artifact_says_so(tmp_path):
     """Coppelius's DirectArtifact defines its host as Bytes (a native artifact): check said 'no native
-    host here', and --entry coppeliusHost failed 30 s later extracting a plan host from an ELF."""
+    host here', and --entry coppeliusHost failed 30 s later extracting a plan host from an ELF.
+    Without --entry the artifacts are type checked, not evaluated, and check says so (probe s44
+    checkreq: `--entry` evaluates one as build does, tests/certify/test_check_request_s44.py)."""
     plan = REPO_ROOT / "examples/coppelius/Coppelius/Build/DirectArtifact.bob"
-    done = bobc_in(tmp_path, "check", plan, "--entry", "coppeliusHost")
+    done = bobc_in(tmp_path, "check", plan)
     assert done.returncode == 0, done.stderr
-    assert "no plan host (NvidiaPlanHost) to certify; coppeliusHost: Bytes" in done.stdout
-    assert "bobc build --entry NAME` builds it as a native artifact" in done.stdout
+    assert "no plan host (NvidiaPlanHost) to certify; coppeliusHostExecutable, coppeliusHost: Bytes, " \
+           "type checked, not evaluated; `bobc check --entry NAME` evaluates one" in done.stdout
+    assert "bobc build --entry NAME` builds one as a native artifact" in done.stdout
 
 
 @pytest.mark.parametrize("words", [["sim", "--images", "imgs", "train"], ["run", "predict", "--reference"],

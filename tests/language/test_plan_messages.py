@@ -133,8 +133,9 @@ def test_a_module_whose_bytes_reach_a_program_encoder_is_named_an_artifact(capsy
                                              "def host : Bytes = (let unrestricted w = "
                                              "nativePhysicalNativeELF in data)", name="Art")
     assert status == 0, out
-    assert ("Art: no plan host (NvidiaPlanHost) to certify; host: Bytes, checked by the type check "
-            "and the plan's own proofs; `bobc build --entry NAME` builds it as a native artifact") in out
+    assert ("Art: no plan host (NvidiaPlanHost) to certify; host: Bytes, type checked, not evaluated; "
+            "`bobc check --entry NAME` evaluates it and holds it to what `bobc build --entry NAME` refuses "
+            "(nothing written); `bobc build --entry NAME` builds it as a native artifact") in out
     from bobc.commands.check import EXECUTABLE_ENCODINGS
     from bobc.plan.intrinsics import default_intrinsics
     assert EXECUTABLE_ENCODINGS <= set(default_intrinsics().names())

@@ -26,8 +26,8 @@ does not carry: seed 004's) -- held once the build knows the images the host emb
 (`request_staged_findings`, called by bobc.native.build.refuse_staged_request); a Reissue's entry against the ring image (the plan's own
 `nvidiaPlanHostReissuesAdmitted`); and a request program written any other way than as an
 application of those two definitions (a value built by other means, or one evaluated before the
-writer saw it).  `bobc check` does not evaluate a native artifact, so only `bobc build` (and what
-writes the host through the same handler) runs these.
+writer saw it).  `bobc build --entry`, `bobc check --entry` (which evaluates the artifact as the build
+does: bobc.native.build.checked_artifact) and what writes the host through the same handler run these.
 """
 from __future__ import annotations
 

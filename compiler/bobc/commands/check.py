@@ -1,7 +1,9 @@
 """`bobc check PLAN`: parse, resolve and type check a plan and everything it
 imports; when the plan defines the native host (--entry), also extract and
 certify it (arena residents disjoint, every pointer inside a resident,
-registers within budget, the schedule consistent)."""
+registers within budget, the schedule consistent); an --entry that is a native
+artifact (Bytes) is evaluated and held to what `bobc build --entry` refuses,
+nothing written (bobc.native.build.checked_artifact)."""
 from __future__ import annotations
 
 import json
@@ -64,6 +66,8 @@ def run(args):
     target = target_named(args.target)
     recalled = recall.recall(path, target, args.include)
     outcome = recall.outcome(recalled, args.entry, target) if recalled is not None else None
+    if outcome is not None and outcome.get("native"):
+        outcome = None      # a native artifact's outcome is never stored (_check: its artifact is)
     if outcome is None:
         outcome = _check(path, target, args)
     else:
@@ -110,16 +114,27 @@ def _check(path, target, args) -> dict:
     has_host = entry in program.scopes[program.plan_name].definitions and not artifacts
     contracts: list = []
     plan = pipeline.check_and_certify(program, target, entry, contracts) if has_host else None
-    if plan is None:
+    native = None
+    if plan is None and artifacts and args.entry is not None:
+        # --entry of a native artifact: evaluated and held to what `bobc build --entry` refuses
+        # (a request program's schedule, its staged restore, the program's checks), nothing written
+        from ..native.build import checked_artifact
+        native = checked_artifact(program, entry, target)
+    elif plan is None:
         pipeline.check(program)
     outcome = {"warnings": warnings, "plan": program.plan_name, "modules": len(program.modules),
                "artifacts": artifacts,
                "families": sum(len(s.families) for s in program.scopes.values()),
                "definitions": sum(len(s.definitions) for s in program.scopes.values()),
-               "entry": entry, "certified": plan is not None}
+               "entry": entry, "certified": plan is not None or native is not None}
     if plan is not None:
         outcome.update(residents=len(plan.arena.globals), launches=len(plan.program.launches),
                        submissions=len(plan.program.submissions))
+    if native is not None:
+        # not stored as an outcome: what makes it pass (the kernel sources evaluation read, the
+        # interpreter) is the kept artifact's to vouch for (stored.artifact), which a check reads first
+        outcome.update(native=True)
+        return outcome
     recall.keep_outcome(program, args.entry, outcome, contracts[0] if contracts else None)
     return outcome
 
@@ -152,7 +167,9 @@ def _print(outcome: dict, args, target) -> None:
                   "entry": None if entry == _NO_HOST else entry, "certified": outcome["certified"],
                   "artifacts": list(outcome.get("artifacts") or []),
                   "warnings": [shown_warning(w) for w in outcome.get("warnings") or []]}
-        if outcome["certified"]:
+        if outcome.get("native"):
+            result.update(native_artifact=True)
+        elif outcome["certified"]:
             result.update(residents=outcome["residents"], launches=outcome["launches"],
                           submissions=outcome["submissions"])
         print(json.dumps(result, indent=1, sort_keys=True))
@@ -166,12 +183,18 @@ def _print(outcome: dict, args, target) -> None:
         artifacts = outcome.get("artifacts") or []
         if artifacts:
             shown = ", ".join(artifacts[:6]) + (f" and {len(artifacts) - 6} more" if len(artifacts) > 6 else "")
-            print(f"{name}: no plan host (NvidiaPlanHost) to certify; {shown}: Bytes, checked by the type check "
-                  f"and the plan's own proofs; `bobc build --entry NAME` builds {'it' if len(artifacts) == 1 else 'one'} "
-                  f"as a native artifact when it holds a host executable")
+            one = 'it' if len(artifacts) == 1 else 'one'
+            print(f"{name}: no plan host (NvidiaPlanHost) to certify; {shown}: Bytes, type checked, not "
+                  f"evaluated; `bobc check --entry NAME` evaluates {one} and holds it to what `bobc build "
+                  f"--entry NAME` refuses (nothing written); `bobc build --entry NAME` builds {one} as a native "
+                  f"artifact when it holds a host executable")
         else:
             print(f"{name}: no {entry} here, so nothing to certify "
                   f"(check the module that defines the native host)")
+        return
+    if outcome.get("native"):
+        print(f"{entry}: certified for {target.name} (a native artifact: evaluated and held to what "
+              f"`bobc build --entry {entry}` refuses; nothing written)")
         return
     print(f"{entry}: certified for {target.name} ({count(outcome['residents'], 'resident')}, "
           f"{outcome['launches']} launch{'' if outcome['launches'] == 1 else 'es'}, "

@@ -3,9 +3,11 @@
 A plan whose host is a native physical program (a definition the plan names with --entry) gives
 its executable as a value: Bytes that are an ELF (`nativePhysicalNativeELF program`,
 possibly wrapped by Runtime.NativePhysicalEmbeddedArtifact).  The build type checks the
-plan, evaluates DEF and writes those bytes; nothing is extracted or certified here (the
-plan's own admission rules are its proofs).  An entry of any other type than Bytes or
-(family NvidiaPlanHost) is refused naming its type.
+plan, evaluates DEF and writes those bytes; no plan host is extracted (the plan's own admission
+rules are its proofs), but a request program's schedule and staged restore are held to the
+host-step rules (refuse_staged_request; the writer's own refusals).  `bobc check PLAN --entry DEF`
+does the same evaluation and refusals without writing (checked_artifact).  An entry of any other
+type than Bytes or (family NvidiaPlanHost) is refused naming its type.
 """
 from __future__ import annotations
 
@@ -76,7 +78,6 @@ def native_artifact(plan_path: Path, target, include, entry: str, modules: list 
     embedded images with the manifest bobc's encoder made for them (embedded_images): the
     program is then always evaluated, since only encoding them makes their manifest."""
     from .. import pipeline, recall, stored
-    from ..language.values import VBytes
     from .writer import host_interpreter
 
     recalled = recall.recall(plan_path, target, include) if images is None else None
@@ -96,6 +97,21 @@ def native_artifact(plan_path: Path, target, include, entry: str, modules: list 
     if entry_kind(program, entry) != "native":
         return None
     pipeline.check(program)
+    data, manifest, launches = evaluated_artifact(program, entry)
+    if images is not None:
+        images.append(embedded_images(program, entry, data))
+    return carry_manifest(data, manifest, entry, launches)
+
+
+def evaluated_artifact(program, entry: str) -> tuple[bytes, dict | None, bytes | None]:
+    """Evaluate the well-typed (pipeline.check) `program`'s native artifact `entry` and hold it to
+    everything `bobc build --entry` refuses after evaluation (the writer's own refusals ran while
+    evaluating: a request program's schedule, the program's checks); its bytes, its images'
+    manifest and launch table (carried_manifest), kept for a later build or check
+    (stored.keep_artifact).  `bobc build` writes them; `bobc check --entry` writes nothing."""
+    from .. import stored
+    from ..language.values import VBytes
+
     value = program.value(entry)
     data = bytes(value.value) if isinstance(value, VBytes) else b""
     refuse_empty_host(entry, data)
@@ -103,9 +119,22 @@ def native_artifact(plan_path: Path, target, include, entry: str, modules: list 
     refuse_staged_request(program, entry, data)
     manifest, launches = carried_manifest(program, entry, data)
     stored.keep_artifact(program, entry, data, manifest, launches)
-    if images is not None:
-        images.append(embedded_images(program, entry, data))
-    return carry_manifest(data, manifest, entry, launches)
+    return data, manifest, launches
+
+
+def checked_artifact(program, entry: str, target) -> bool:
+    """`bobc check --entry DEF` of a native artifact: True once DEF's bytes are held to what
+    `bobc build --entry DEF` refuses, evaluating it as the build does (evaluated_artifact), or as a
+    build of the same well-typed program kept it (stored.artifact: a kept artifact passed them all);
+    nothing is written.  The program is type checked first (pipeline.check)."""
+    from .. import pipeline, stored
+    from .writer import host_interpreter
+
+    pipeline.check(program)
+    kept = stored.artifact(getattr(program, "bobc_verdict", None), entry, lambda: host_interpreter(target.name))
+    if kept is None:
+        evaluated_artifact(program, entry)
+    return True
 
 
 def refuse_staged_request(program, entry: str, data: bytes) -> None:
