@@ -946,9 +946,12 @@ def _launch_moves(plan: Plan, contracts: dict, index: int, argument_word: int, r
             return "unknown", (f"launch {index} ({identity})'s //@ copy ({shown_path(contract.source)}:{copy.line}) "
                                f"cannot be evaluated on its patched words{': ' + why if why else ''}")
         if size:
+            # where the plan wrote the launch too: the gather or scatter to mend is there, not at
+            # the step (a launch's index alone sends the reader counting the schedule)
+            written = f"; the launch: {launch.at}" if launch.at is not None else ""
             copies.append((words[copy.source], words[copy.destination], size,
                            f"launch {index} ({identity})'s //@ copy {copy.source} to {copy.destination} "
-                           f"({shown_path(contract.source)}:{copy.line})"))
+                           f"({shown_path(contract.source)}:{copy.line}{written})"))
     copied = [(d, d + n) for _, d, n, _ in copies]
     others = []
     for low, high in footprint.writes:
