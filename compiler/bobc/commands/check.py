@@ -20,7 +20,8 @@ def add_arguments(p):
                    help="extra module search folder (after the plan's own, before specs/)")
     p.add_argument("--entry", default=None,
                    help="the native host definition to certify when the plan has it (default: the plan "
-                        "module's one definition of type (family NvidiaPlanHost))")
+                        "module's one definition of type (family NvidiaPlanHost)); a native artifact (Bytes) "
+                        "is evaluated and held to what `bobc build --entry` refuses, nothing written")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     add_target(p)
 
