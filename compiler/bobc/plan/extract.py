@@ -18,7 +18,7 @@ from fractions import Fraction
 from ..errors import BobcError, Span, shown_plan_text
 from ..language.quote import show_natural
 from ..language.values import origin
-from .host import (ENCODINGS, FILE_NAMES, MEMORIES, RECORD_CHECK_READ_AS, RECORD_CHECKS, SCALAR_OPS,
+from .host import (ENCODINGS, FILE_NAMES, MEMORIES, RECORD_CHECK_READ_AS, RECORD_CHECKS, SCALAR_OPS, SCALAR_STACK,
                    STEP_BY_CONSTRUCTOR, STEP_CLASSES, WORD_FORMATS, word_value, Constant, Fill, HostPlan, Initializer, PlanBuffer, RecordCheck, RecordLayout, Scalar, Step)
 from .model import place, regions_near
 from .model import (CheckpointContract, DeviceArena, HostBuffer, Launch, ParameterPatch, Phase,
@@ -1055,6 +1055,16 @@ def _fills(r: _Reader, value, launch_count: int) -> tuple[Fill, ...]:
         if fill.launch >= launch_count:
             r.fail(f"fill {i} writes into launch {fill.launch}, but the plan has {launch_count} launches",
                    place(fill, "launch"))
+        depth = fill.value.stack_depth()
+        if depth > SCALAR_STACK:
+            # the C host's eval_at refuses it at every run, where `bobc run --reference` and `bobc sim`
+            # computed it (probe s44 numpyfree finding 1)
+            from ..resources import doc
+
+            r.fail(f"fill {i}'s value holds {depth} values at once as the host computes it (operands first, each "
+                   f"right operand above its left one's value), past the host's {SCALAR_STACK} ({doc('limits.md')}): "
+                   f"nest the deep side on the left, (((a + b) + c) + d) for a + (b + (c + d)), or use fewer terms",
+                   place(fill, "value"))
         out.append(fill)
     return tuple(out)
 

@@ -216,6 +216,10 @@ SCALAR_OPS: tuple[tuple[str, str, int], ...] = (
     ("NvidiaPlanHostScalarSquareRoot", "sqrt", 1),
 )
 SCALAR_OP_CODES = {name: i + 1 for i, (_, name, _) in enumerate(SCALAR_OPS)}
+# the most values a scalar's postfix program holds at once: the C host evaluates it on a stack of
+# this many (runtime_c/plan_fill.h BOBC_SCALAR_STACK) and refuses a deeper one at every run, so
+# plan extraction refuses it (Scalar.stack_depth)
+SCALAR_STACK = 32
 ENCODINGS = {"NvidiaPlanHostEncodeBinary32": "binary32", "NvidiaPlanHostEncodeWord32": "word32"}
 
 
@@ -231,6 +235,13 @@ class Scalar:
         """Its value at global step `t`: its postfix program (the C host's form of it) through
         scalar_value, the one evaluator the reference host and the simulator share."""
         return scalar_value(self.postfix(), t)
+
+    def stack_depth(self) -> int:
+        """The most values its postfix program holds at once (C's eval_at stack): a right operand
+        is evaluated above its left one's value."""
+        if not self.operands:
+            return 1
+        return max(i + operand.stack_depth() for i, operand in enumerate(self.operands))
 
     def postfix(self) -> list[tuple[str, float]]:
         """The C interpreter's program: operands first, then the operation."""
