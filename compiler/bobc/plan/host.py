@@ -220,6 +220,11 @@ SCALAR_OP_CODES = {name: i + 1 for i, (_, name, _) in enumerate(SCALAR_OPS)}
 # this many (runtime_c/plan_fill.h BOBC_SCALAR_STACK) and refuses a deeper one at every run, so
 # plan extraction refuses it (Scalar.stack_depth)
 SCALAR_STACK = 32
+# the most terms (constants, steps, operations) of a scalar's postfix program: the C host holds no
+# bound of its own (its bobc_fill.term_count is a uint32_t), but a value the language shares is a
+# tree here, 2^n terms from n lines of plan, which extraction would walk for hours and the generated
+# C hold; an optimizer's scalars take about 15 (specs/Platform/Linux/Nvidia/PlanHostAdamW.bob)
+SCALAR_TERMS = 1024
 ENCODINGS = {"NvidiaPlanHostEncodeBinary32": "binary32", "NvidiaPlanHostEncodeWord32": "word32"}
 
 
