@@ -56,3 +56,56 @@ def compiled(folder: Path):
             args += [str(OPS[op]), float(value).hex()]
         return subprocess.run(args, capture_output=True, text=True, check=True).stdout
     return says
+
+
+BATCH_DRIVER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "plan_fill.h"
+/* per stdin line: encoding (0 binary32, 1 word32), input step, fill step, term count, then op and value
+   (a hex float) per term; prints per line the fill's bytes as hex, or "refused: " and the C host's refusal */
+int main(void)
+{
+    static bobc_scalar_term terms[256];
+    static char number[128];
+    int encoding;
+    unsigned long long input_step, step;
+    unsigned n;
+    while (scanf("%d %llu %llu %u", &encoding, &input_step, &step, &n) == 4 && n <= 256) {
+        for (unsigned i = 0; i < n; i++) {
+            if (scanf("%d %127s", &terms[i].op, number) != 2)
+                return 2;
+            terms[i].value = strtod(number, NULL);
+        }
+        bobc_fill f = { 0, step, encoding ? BOBC_ENCODE_WORD32 : BOBC_ENCODE_BINARY32, n, terms };
+        uint8_t out[4];
+        char err[512] = "";
+        if (bobc_fill_bytes(&f, input_step, out, err, sizeof err))
+            printf("refused: %s\n", err);
+        else
+            printf("%02x%02x%02x%02x\n", out[0], out[1], out[2], out[3]);
+    }
+    return 0;
+}
+"""
+
+
+def compiled_batch(folder: Path):
+    """The batch driver built in `folder`; returns says(cases) -> one output line per case (a case:
+    (encoding, input_step, step, terms), as `compiled`'s says takes them), one process for all."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    assert cc is not None, "a C compiler is needed (the C host is built with one)"
+    (folder / "batch.c").write_text(BATCH_DRIVER)
+    exe = folder / "batch"
+    made = subprocess.run([cc, "-std=c11", "-O2", "-I", str(REPO / "runtime_c"), str(folder / "batch.c"),
+                           str(REPO / "runtime_c/plan_fill.c"), "-lm", "-o", str(exe)], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+
+    def says(cases) -> list[str]:
+        text = "".join(f"{1 if encoding == 'word32' else 0} {input_step} {step} {len(terms)} "
+                       + " ".join(f"{OPS[op]} {float(value).hex()}" for op, value in terms) + "\n"
+                       for encoding, input_step, step, terms in cases)
+        lines = subprocess.run([str(exe)], input=text, capture_output=True, text=True, check=True).stdout.splitlines()
+        assert len(lines) == len(cases)
+        return lines
+    return says

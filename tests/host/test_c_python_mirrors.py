@@ -41,6 +41,7 @@ MIRRORS = [
     ("bobc.reference.settings", "SHOWN_BYTES", "host_settings.h", "RT_SETTING_SHOWN_BYTES"),
     ("bobc.sim.invocation", "RING_ENTRIES", "nv_shim.h", "RT_GPU_DEFAULT_RING_ENTRIES"),
     ("bobc.sim.invocation", "STAT_BYTES", "plan_host.c", "BOBC_STAT_BYTES"),
+    ("bobc.plan.host", "SCALAR_STACK", "plan_fill.h", "BOBC_SCALAR_STACK"),
     ("bobc.sim.invocation", "STAMP_SLOTS", "plan_host.c", "BOBC_STAMP_SLOTS"),
     # the bounds every host reads its inputs under, and the checkpoint the host must read back
     ("bobc.reference.safe_io", "INPUT_LIMIT_BYTES", "host_io.h", "RT_IO_INPUT_LIMIT_BYTES"),
@@ -117,7 +118,7 @@ STRING_MIRRORS = [
     ("bobc.reference.native_program", "PEER_CLOSED_HINT", "native_peer.c", "NP_PEER_CLOSED_HINT"),
 ]
 HEADERS = ["host_io.h", "host_runtime.h", "host_settings.h", "nv_shim.h", "rt_exit.h", "native_program.h",
-           "native_request.h", "native_device.h", "native_peer.h"]
+           "native_request.h", "native_device.h", "native_peer.h", "plan_fill.h"]
 
 
 def _gcc_or_skip():

@@ -324,17 +324,8 @@ def _fresh_word32(index: int, fill, out) -> None:
     from ..plan.host import FillValueError, ScalarProgramError, encoded_fill, printf_17g
 
     try:
-        terms = list(fill.value.postfix())
-        if len(terms) == 1 and terms[0][0] in ("constant", "step"):
-            # a lone constant or the step (a plan's usual word32 fill) needs no binary64 arithmetic:
-            # `bobc check` keeps NumPy unimported (tests/test_build_caches.py)
-            number = terms[0][1] if terms[0][0] == "constant" else fill.step
-            try:
-                value = float(number)
-            except OverflowError:                   # past binary64: its infinity, as np.float64 gives
-                value = float("inf") if number > 0 else float("-inf")
-        else:
-            value = fill.value.evaluate(fill.step)
+        # the hosts' own evaluator, NumPy-free (`bobc check` imports no NumPy: tests/test_build_caches.py)
+        value = fill.value.evaluate(fill.step)
         encoded_fill("word32", value, fill.step)
     except ScalarProgramError:
         return                  # (a Scalar's own program always leaves one value)

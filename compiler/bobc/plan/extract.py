@@ -18,7 +18,7 @@ from fractions import Fraction
 from ..errors import BobcError, Span, shown_plan_text
 from ..language.quote import show_natural
 from ..language.values import origin
-from .host import (ENCODINGS, FILE_NAMES, MEMORIES, RECORD_CHECK_READ_AS, RECORD_CHECKS, SCALAR_OPS,
+from .host import (ENCODINGS, FILE_NAMES, MEMORIES, RECORD_CHECK_READ_AS, RECORD_CHECKS, SCALAR_OPS, SCALAR_STACK, SCALAR_TERMS,
                    STEP_BY_CONSTRUCTOR, STEP_CLASSES, WORD_FORMATS, word_value, Constant, Fill, HostPlan, Initializer, PlanBuffer, RecordCheck, RecordLayout, Scalar, Step)
 from .model import place, regions_near
 from .model import (CheckpointContract, DeviceArena, HostBuffer, Launch, ParameterPatch, Phase,
@@ -1027,14 +1027,27 @@ def _initializers(r: _Reader, value, contract: CheckpointContract) -> tuple[Init
 _SCALARS = {constructor: (name, arity) for constructor, name, arity in SCALAR_OPS}
 
 
-def _scalar(r: _Reader, value, what: str, depth: int = 0) -> Scalar:
+def _scalar(r: _Reader, value, what: str, depth: int = 0, walk: list | None = None) -> Scalar:
+    """The Scalar tree of `value`.  `walk`: [the fill's whole value, terms built so far]: a value the
+    language shares (`def twice = (lambda s . Add s s)` applied n times: n lines) is a tree of 2^n
+    terms in the host's postfix program, which this walk builds one by one, so it stops past
+    SCALAR_TERMS (the walk took minutes, then hours, as n grew; probe s44 numpyfree finding 3)."""
+    walk = walk or [value, 0]
+    walk[1] += 1
+    if walk[1] > SCALAR_TERMS:
+        from ..resources import doc
+
+        r.fail(f"{what} is a program of more than {SCALAR_TERMS:,} terms as the host computes it (an operand "
+               f"used twice is computed twice: Add s s is s's terms twice, and n such doublings 2^n), past the "
+               f"{SCALAR_TERMS:,} a fill's scalar may have ({doc('limits.md')}): write the value with fewer operations, or compute "
+               f"it once on the device or in a constant", walk[0])
     if depth > 64:
         r.fail(f"{what} nests deeper than 64 operations")
     v = r.con(value, "NvidiaPlanHostScalar", what)
     name, arity = _SCALARS[v.constructor]
     if name == "constant":
         return Scalar("constant", value=_constant(r, v.fields[0], what).binary64())
-    return Scalar(name, tuple(_scalar(r, f, what, depth + 1) for f in v.fields[:arity]))
+    return Scalar(name, tuple(_scalar(r, f, what, depth + 1, walk) for f in v.fields[:arity]))
 
 
 def _fills(r: _Reader, value, launch_count: int) -> tuple[Fill, ...]:
@@ -1055,6 +1068,16 @@ def _fills(r: _Reader, value, launch_count: int) -> tuple[Fill, ...]:
         if fill.launch >= launch_count:
             r.fail(f"fill {i} writes into launch {fill.launch}, but the plan has {launch_count} launches",
                    place(fill, "launch"))
+        depth = fill.value.stack_depth()
+        if depth > SCALAR_STACK:
+            # the C host's eval_at refuses it at every run, where `bobc run --reference` and `bobc sim`
+            # computed it (probe s44 numpyfree finding 1)
+            from ..resources import doc
+
+            r.fail(f"fill {i}'s value holds {depth} values at once as the host computes it (operands first, each "
+                   f"right operand above its left one's value), past the host's {SCALAR_STACK} ({doc('limits.md')}): "
+                   f"nest the deep side on the left, (((a + b) + c) + d) for a + (b + (c + d)), or use fewer terms",
+                   place(fill, "value"))
         out.append(fill)
     return tuple(out)
 

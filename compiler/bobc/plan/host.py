@@ -14,6 +14,7 @@ repeat bodies are resolved by the generator, which unrolls repeats.
 """
 from __future__ import annotations
 
+import math
 import struct
 from dataclasses import dataclass, field, make_dataclass
 from fractions import Fraction
@@ -215,6 +216,15 @@ SCALAR_OPS: tuple[tuple[str, str, int], ...] = (
     ("NvidiaPlanHostScalarSquareRoot", "sqrt", 1),
 )
 SCALAR_OP_CODES = {name: i + 1 for i, (_, name, _) in enumerate(SCALAR_OPS)}
+# the most values a scalar's postfix program holds at once: the C host evaluates it on a stack of
+# this many (runtime_c/plan_fill.h BOBC_SCALAR_STACK) and refuses a deeper one at every run, so
+# plan extraction refuses it (Scalar.stack_depth)
+SCALAR_STACK = 32
+# the most terms (constants, steps, operations) of a scalar's postfix program: the C host holds no
+# bound of its own (its bobc_fill.term_count is a uint32_t), but a value the language shares is a
+# tree here, 2^n terms from n lines of plan, which extraction would walk for hours and the generated
+# C hold; an optimizer's scalars take about 15 (specs/Platform/Linux/Nvidia/PlanHostAdamW.bob)
+SCALAR_TERMS = 1024
 ENCODINGS = {"NvidiaPlanHostEncodeBinary32": "binary32", "NvidiaPlanHostEncodeWord32": "word32"}
 
 
@@ -230,6 +240,13 @@ class Scalar:
         """Its value at global step `t`: its postfix program (the C host's form of it) through
         scalar_value, the one evaluator the reference host and the simulator share."""
         return scalar_value(self.postfix(), t)
+
+    def stack_depth(self) -> int:
+        """The most values its postfix program holds at once (C's eval_at stack): a right operand
+        is evaluated above its left one's value."""
+        if not self.operands:
+            return 1
+        return max(i + operand.stack_depth() for i, operand in enumerate(self.operands))
 
     def postfix(self) -> list[tuple[str, float]]:
         """The C interpreter's program: operands first, then the operation."""
@@ -279,35 +296,64 @@ def scalar_value(terms, t: int) -> float:
     """A fill's scalar program in postfix ((operation name, constant) per term: Scalar.postfix, the
     C host's bobc_fill terms) at global step `t`, in binary64, each operation rounded once, as
     runtime_c/plan_fill.c bobc_scalar_eval computes it: IEEE results, never an exception (x / 0 is
-    an infinity, 0 / 0, sqrt(-1) and pow(-8, 0.5) the NaN the machine gives, -nan on x86); NumPy's
-    float64 + - * / and sqrt are C's double's (each the one IEEE operation), and `power` is the C
-    library's own pow (c_pow), which the C host calls: NumPy's np.power is not it (probe s41
-    fillunify: on an AVX-512 machine 1 in 40 results a unit in the last place off, 0.95f^4 among
-    them, and np.power(-0.0, 0.5) -0.0, np.power(-inf, 0.5) a NaN where C99's pow gives +0 and
-    +inf).  Python's own float / and math.sqrt, math.pow raised there instead (probe s39 coverage2
-    finding 4).  The reference host (Fill.encode) and the simulator (bobc.sim.invocation.fill_bytes)
-    both evaluate through it."""
-    import numpy as np
-
-    power = c_pow()
-
-    stack: list = []
-    with np.errstate(all="ignore"):
-        for op, value in terms:
-            if op == "constant":
-                stack.append(np.float64(value))
-            elif op == "step":
-                stack.append(np.float64(t))
-            elif op == "sqrt":
-                stack.append(np.sqrt(stack.pop()))
-            else:
-                b, a = stack.pop(), stack.pop()
-                stack.append(np.float64(power(float(a), float(b))) if op == "power" else
-                             {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
-                              "divide": np.divide}[op](a, b))
+    an infinity, 0 / 0, sqrt(-1) and pow(-8, 0.5) the NaN the machine gives, -nan on x86).  `power`
+    is the C library's own pow (c_pow), which the C host calls: NumPy's np.power is not it (probe
+    s41 fillunify: on an AVX-512 machine 1 in 40 results a unit in the last place off).  The rest is
+    Python's float, which is C's double: + - * are the one IEEE operation each and give an infinity
+    or a NaN, never an exception; only / by a zero and sqrt below zero raise in Python, so those
+    cases are taken here as IEEE 754 says (`_divide`, `_sqrt`; Python's own raised there, probe s39
+    coverage2 finding 4).  No NumPy: `bobc check` evaluates word32 fills (certify/limits.py) and
+    stays NumPy-free (tests/test_build_caches.py); tests/reference/test_scalar_numpy_free_s44.py
+    holds it to NumPy's float64 and to the C host over random programs.  The reference host
+    (Fill.encode) and the simulator (bobc.sim.invocation.fill_bytes) both evaluate through it."""
+    stack: list[float] = []
+    for op, value in terms:
+        if op == "constant":
+            stack.append(float(value))
+        elif op == "step":
+            stack.append(float(t))          # the exact step rounded once, as C's (double) of it
+        elif op == "sqrt":
+            stack.append(_sqrt(stack.pop()))
+        else:
+            b, a = stack.pop(), stack.pop()
+            stack.append(c_pow()(a, b) if op == "power" else _divide(a, b) if op == "divide" else
+                         a + b if op == "add" else a - b if op == "subtract" else a * b if op == "multiply" else
+                         _no_such_op(op))
     if len(stack) != 1:
         raise ScalarProgramError(len(stack))
-    return float(stack[0])
+    return stack[0]
+
+
+_INFINITY = float("inf")
+
+
+def _invalid() -> float:
+    """The NaN this machine's own invalid operation gives (x86: the sign bit set, -nan; 0 / 0 and
+    sqrt(-1) in C give it too), computed, never a constant, so that it is the host machine's."""
+    return _INFINITY - _INFINITY
+
+
+def _divide(a: float, b: float) -> float:
+    """a / b in IEEE 754 binary64, as C's double: Python raises ZeroDivisionError for any b == 0,
+    where IEEE gives a NaN a back (the hardware's propagation, as a + b gives it), 0 / 0 the invalid
+    operation's NaN, anything else an infinity signed by a's sign times b's (1 / -0 is -inf)."""
+    if b != 0.0:
+        return a / b
+    if a != a:
+        return a + b
+    if a == 0.0:
+        return _invalid()
+    return math.copysign(_INFINITY, a) * math.copysign(1.0, b)
+
+
+def _sqrt(a: float) -> float:
+    """C's sqrt(a): math.sqrt (the correctly rounded IEEE square root, -0 for -0, a NaN back) where
+    it answers; below zero (-inf included) Python raises ValueError and IEEE gives the invalid NaN."""
+    return _invalid() if a < 0.0 else math.sqrt(a)
+
+
+def _no_such_op(op):
+    raise ValueError(f"a scalar term has op {op!r}, which no scalar has ({', '.join(n for _, n, _ in SCALAR_OPS)})")
 
 
 @dataclass(frozen=True)
@@ -345,19 +391,27 @@ def encoded_fill(encoding: str, v: float, t: int) -> bytes:
     nearest binary32 (an infinity past its range) or a u32; a word32 value that is no natural
     below 2^32 (negative, fractional, NaN, 2^32 or more) is FillValueError in the C host's words,
     never truncated.  The reference host and the simulator both encode through it."""
-    import math
-    import struct
-
     if encoding == "binary32":
-        import numpy as np                  # (only here: a word32 fill certified by `bobc check` needs none)
-
-        with np.errstate(all="ignore"):
-            return np.float64(v).astype("<f4").tobytes()
+        return binary32_bytes(v)
     if not (0.0 <= v < 4294967296.0) or v != math.floor(v):
         # the C host's words, byte for byte: the value as printf's %.17g, the exact step; it names no
         # fill (its note is not in the plan's C data)
         raise FillValueError(f"a fill's value {printf_17g(v)} at step {t} is no natural below 2^32")
     return struct.pack("<I", int(v))
+
+
+def binary32_bytes(v: float) -> bytes:
+    """C's (float)v, little-endian (cvtsd2ss; NumPy's astype("<f4")): the nearest binary32, ties to
+    even, an infinity of v's sign past binary32's range (from 2^128 - 2^103 up: struct.pack refuses
+    those, OverflowError, and only those), a NaN quieted with its sign and its payload's top 23 bits
+    (as the hardware does; struct's handling of NaNs differs between Python versions)."""
+    if v != v:
+        bits = struct.unpack("<Q", struct.pack("<d", v))[0]
+        return struct.pack("<I", (bits >> 63) << 31 | 0x7FC00000 | (bits >> 29) & 0x7FFFFF)
+    try:
+        return struct.pack("<f", v)
+    except OverflowError:
+        return struct.pack("<f", math.copysign(_INFINITY, v))
 
 
 def fill_refusal(index: int, input_step: int, fill_step: int, refused: str) -> str:
@@ -383,8 +437,6 @@ class FillValueError(ValueError):
 def printf_17g(v: float) -> str:
     """`v` as glibc's printf("%.17g") writes it: Python's %-format is C's for finite values and
     infinities; a NaN is nan, or -nan with its sign bit set."""
-    import math
-
     if math.isnan(v):
         return "-nan" if math.copysign(1.0, v) < 0 else "nan"
     return "%.17g" % v
