@@ -9,6 +9,8 @@ complete host): for bench/scale_bench.py and the tests of bobc's costs at scale.
   256 bytes of one resident, sent as one submission: launches that may all run at once.
 - `with_nested_repeats(out, depth)`: `depth` host-step repeats nested in one another's body.
 - `with_empty_repeats(out, count)`: Repeat count (Repeat count (Repeat 0 ...)): no step unrolled.
+- `with_stacked_residents(out, count)`: `count` more 256-byte residents all on the same bytes (a
+  refusal: every pair overlaps).
 
 `device_hazard=False` declares the plan's device hazard 0 rather than computing it with the
 library's certificate (specs/Runtime/DeviceArenaCertificate.bob, whose phase lookup and resident
@@ -191,4 +193,18 @@ def with_empty_repeats(out, count: int) -> Path:
                  "(constructor NvidiaPlanHostSteps NvidiaPlanHostStepRepeat 0 "
                  "(lrWriteAt lrResultFile lrInitialLossAddress linRegLossBytes 0 lrEnd) lrEnd) lrEnd) "
                  "(constructor NvidiaPlanHostSteps NvidiaPlanHostStepOperation lrTrainSteps))))))))")
+    return plan.write()
+
+
+def with_stacked_residents(out, count: int) -> Path:
+    """`count` more 256-byte global residents, all at gExtraBase: count (count - 1) / 2 overlapping
+    pairs, refused (the size of the refusal; probe s44 extractscale)."""
+    plan = _Plan(out)
+    plan.extra_arena(1)
+    plan.replace("def lrGlobals : (family ArenaResidents) =", "def lrGlobalsOwn : (family ArenaResidents) =")
+    plan.extra.append("def lrGlobals : (family ArenaResidents) = gRes0")
+    plan.no_hazard()
+    plan.extra.append(f"def gRes{count} : (family ArenaResidents) = lrGlobalsOwn")
+    for i in reversed(range(count)):
+        plan.extra.append(f'def gRes{i} : (family ArenaResidents) = (lrResident b"extra-{i}" gExtraBase 256 gRes{i + 1})')
     return plan.write()
