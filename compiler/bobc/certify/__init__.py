@@ -271,6 +271,8 @@ def _block_findings(plan: Plan, region, contract, launches_of: dict | None = Non
 
 
 _SHARED_LINE = re.compile(rb"^[ \t]*\.shared[ \t]+(\S+)", re.MULTILINE)
+_NEWLINE = b"\n"
+_LISTING_SHARED = re.compile(rb"^[ \t]*\.section[ \t]+\.nv\.shared\.", re.MULTILINE)
 
 
 def _shared_findings(region, source: Path, target: Target) -> list[Finding]:
@@ -280,7 +282,11 @@ def _shared_findings(region, source: Path, target: Target) -> list[Finding]:
     a block whose code reaches past its shared memory (a shared-memory fault on the GPU; `bobc
     sim` stopped at the access without saying why).  The source is the one the build's target
     assembles (a per-target variant's own `.shared`); a value that is no number is the
-    assembler's refusal, said when the source is assembled."""
+    assembler's refusal, said when the source is assembled.  An nvdisasm listing declares it as
+    ptxas wrote it, its `.nv.shared.<kernel>` section's size (`.zero N`), which the assembler reads
+    (bobc.sass.assembler.listing_shared_bytes) and `sm86ProgramSharedBytes` gives: that is the
+    declaration here too (a region of 0 bytes for a listing of `.zero 1152` was certified, and its
+    first STS faulted on sm_90: probe s44 newuser9)."""
     from ..errors import BobcError
     from ..resources import doc
     from ..sass.source import read_source_bytes
@@ -288,14 +294,18 @@ def _shared_findings(region, source: Path, target: Target) -> list[Finding]:
         text = read_source_bytes(source)
         found = _SHARED_LINE.search(text)
         declared = int(found.group(1), 0) if found else None
+        said = f".shared {found.group(1).decode()} (line {text[:found.start(1)].count(_NEWLINE) + 1})" if found else ""
+        if found is None and _LISTING_SHARED.search(text):
+            from ..kernel_cache import assemble_kernel
+            declared = assemble_kernel(source, target).shared_bytes
+            said = f"{declared} bytes of shared memory (its .nv.shared section, as ptxas wrote it)"
     except (BobcError, OSError, ValueError):
         return []
     if declared is None or region.shared_bytes >= declared:
         return []
-    line = text[:found.start(1)].count(b"\n") + 1
     return [Finding("shared", f"region {shown_plan_text(region.identity)} gives its blocks {region.shared_bytes} bytes of "
-                              f"shared memory, but {source.name} declares .shared {found.group(1).decode()} (line "
-                              f"{line}): a block of it would use shared memory past its own",
+                              f"shared memory, but {source.name} declares {said}: a block of it would use shared "
+                              f"memory past its own",
                     place(region, "shared_bytes"),
                     hint=f"give the region at least {declared} bytes of shared memory: its sharedBytes field "
                          f"(NvidiaDeviceRegionValue's last), or sm86ProgramSharedBytes of the kernel's program, "
