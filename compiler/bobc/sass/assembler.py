@@ -122,15 +122,24 @@ def is_listing(lines: list[SourceLine]) -> bool:
     return any(l.directive is not None and l.directive[0] == ".section" for l in lines)
 
 
-def check_listing_target(lines: list[SourceLine], arch: str) -> None:
+def check_listing_target(lines: list[SourceLine], arch: str, path: Path | None = None) -> None:
     """Refuse a listing whose `.target` names another target than the one assembled for: its
-    parameter offsets, control codes and forms are that target's."""
+    parameter offsets, control codes and forms are that target's.  `path`: the kernel source a
+    plan (or `bobc asm`) names, whose hint then also says how a plan gives the other target its own
+    listing -- a per-target variant beside it (docs/kernel-contracts.md, "Per-target sources");
+    `--arch`, the only way out the hint named, is no option of a plan's build (probe s44 newuser9)."""
     for line in lines:
         if line.directive is not None and line.directive[0] == ".target":
             written = line.directive[1].split()[0] if line.directive[1].split() else ""
             if written.rstrip("af") != arch:
-                raise BobcError(f"this listing is for {written} (.target {written}), not {arch}", line.span,
-                                hint=f"assemble it with --arch {written.rstrip('af')}, or list a cubin made for {arch}")
+                hint = f"assemble it with --arch {written.rstrip('af')}, or list a cubin made for {arch}"
+                if path is not None:
+                    from ..resources import doc
+                    stem = path.name.split(".")[0]
+                    hint += (f"; in a plan, build it with --target {written.rstrip('af')}, or put {arch}'s listing "
+                             f"beside it as {stem}.{arch}.sass, the kernel's variant for {arch} "
+                             f"({doc('kernel-contracts.md')}, \"Per-target sources\")")
+                raise BobcError(f"this listing is for {written} (.target {written}), not {arch}", line.span, hint=hint)
             return
 
 
@@ -171,8 +180,11 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
         if kernel not in kernels:
             raise BobcError(f"the listing holds {len(kernels)} kernels ({', '.join(kernels) or 'none'}); "
                             f"{'kernel ' + repr(kernel) + ' is not one of them' if kernel else 'name one'}",
-                            Span(str(path), 1, 1), hint="bobc asm --kernel NAME")
-        check_listing_target(lines, _arch_of(target))
+                            Span(str(path), 1, 1),
+                            hint="bobc asm --kernel NAME picks one; a plan's kernel source is one kernel: list "
+                                 "a cubin of that kernel alone (its own .entry in a PTX file of its own), one "
+                                 "source file a kernel")
+        check_listing_target(lines, _arch_of(target), path)
         shared = listing_shared_bytes(lines).get(kernel)    # None: the kernel declares none
         lines = [l for l in kernels[kernel] if l.directive is None]
         name = kernel
