@@ -154,6 +154,7 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
                 out.append(_contract_line_fault(str(error), named))
         out += _block_findings(plan, region, contract, launches_of, index)
         out += _shared_findings(region, source, target)
+        out += _required_block_findings(plan, region, source, target, launches_of, index)
         try:
             # the build's own assembly, only of the very source found (encoded_from says so)
             built = (assembled or {}).get(region.identity) if encoded is not None else None
@@ -310,6 +311,47 @@ def _shared_findings(region, source: Path, target: Target) -> list[Finding]:
                     hint=f"give the region at least {declared} bytes of shared memory: its sharedBytes field "
                          f"(NvidiaDeviceRegionValue's last), or sm86ProgramSharedBytes of the kernel's program, "
                          f"the source's own declaration ({doc('kernel-contracts.md')}, \"Per-target sources\")")]
+
+
+def _required_block_findings(plan: Plan, region, source: Path, target: Target, launches_of: dict | None = None,
+                             index: int | None = None) -> list[Finding]:
+    """An nvdisasm listing of a kernel compiled with PTX `.reqntid X, Y, Z` (its .nv.info section's
+    EIATTR_REQNTID) runs only in blocks of that shape: ptxas compiles the code for it (a
+    `tid.x < 32` test under `.reqntid 32` is dropped), and the CUDA driver refuses any other block.
+    A plan's host launches without the driver, so a region of 64 threads for such a kernel was
+    certified and its threads 32..63 ran code written for 32 (probe s44 newuser9).  Its region's x
+    and its launches' y and z must be the listing's."""
+    from ..errors import BobcError
+    from ..sass.source import read_source_bytes
+    try:
+        text = read_source_bytes(source)
+        if b".nv.info." not in text or b"0x04, 0x10" not in text:
+            return []
+        from ..kernel_cache import assemble_kernel
+        required = assemble_kernel(source, target).required_block
+    except (BobcError, OSError, ValueError):
+        return []
+    if required is None:
+        return []
+    x, y, z = required
+    why = (f"{source.name} was compiled for blocks of exactly ({x}, {y}, {z}) threads (PTX .reqntid: the "
+           f"EIATTR_REQNTID of its .nv.info section), and ptxas's code may rely on it")
+    hint = f"launch it in blocks of ({x}, {y}, {z}), or compile the PTX without .reqntid"
+    if region.block_x != x:
+        return [Finding("block", f"region {shown_plan_text(region.identity)} declares blocks of {region.block_x} "
+                                 f"threads, but {why}", place(region, "block_x"), hint=hint)]
+    if index is None:
+        index = plan.program.regions.index(region)
+    if launches_of is None:
+        launches_of = _launches_of(plan)
+    launches = plan.program.launches
+    wrong = [i for i in launches_of.get(index, ()) if tuple(launches[i].block[1:]) != (y, z)]
+    if not wrong:
+        return []
+    first = launches[wrong[0]]
+    return [Finding("block", f"launch{'es' if len(wrong) > 1 else ''} {', '.join(str(i) for i in wrong[:8])}"
+                             f"{' ...' if len(wrong) > 8 else ''} ({shown_plan_text(region.identity)}) run"
+                             f"{'' if len(wrong) > 1 else 's'} blocks of {first.block}, but {why}", first.at, hint=hint)]
 
 
 def _launches_of(plan: Plan) -> dict[int, list[int]]:
