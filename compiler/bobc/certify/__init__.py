@@ -172,6 +172,8 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
         except BobcError as error:
             out.append(Finding("contract", f"kernel {shown_plan_text(region.identity)} ({source.name}) does not assemble for "
                                            f"{target.name}: {error.message}", coded))
+        out += _local_memory_findings(region, source, target,
+                                      built if built is not None else next(iter(assembly), None))
         if not problems:
             # the checks that read the contract's reads (the unset-scalar rule: which bytes of a
             # word the code reads) see the code's, absolute offsets (c[0x0][0x170]) among them
@@ -311,6 +313,44 @@ def _shared_findings(region, source: Path, target: Target) -> list[Finding]:
                     hint=f"give the region at least {declared} bytes of shared memory: its sharedBytes field "
                          f"(NvidiaDeviceRegionValue's last), or sm86ProgramSharedBytes of the kernel's program, "
                          f"the source's own declaration ({doc('kernel-contracts.md')}, \"Per-target sources\")")]
+
+
+_LOCAL_ACCESS = re.compile(rb"\b(?:LDL|STL)\b")
+
+
+def _local_memory_findings(region, source: Path, target: Target, assembled=None) -> list[Finding]:
+    """A plan's kernel uses no local memory: no plan host gives its launches any (the QMD's
+    SHADER_LOCAL_MEMORY sizes are 0 and the local window's backing is unset, so a local access
+    faults on the GPU: docs/ampere-path-comparison.md), and `bobc sim` refuses a plan launch's
+    first LDL / STL.  ptxas writes them for a `.local` array it cannot keep in registers (indexed
+    by a value it does not know) and for spills; such a listing was certified and built, and only
+    `bobc sim` stopped, with a hint about run_kernel (probe s44 newuser9).  Refused at the first
+    one, in the source."""
+    from ..errors import BobcError
+    from ..sass.source import read_source_bytes
+    try:
+        if not _LOCAL_ACCESS.search(read_source_bytes(source)):
+            return []
+        if assembled is None:
+            from ..kernel_cache import assemble_kernel
+            assembled = assemble_kernel(source, target)
+    except (BobcError, OSError):
+        return []
+    def opcode(text: str) -> str:
+        words = text.split()
+        words = words[1:] if words and words[0].startswith("@") else words      # a guard
+        return words[0].split(".")[0] if words else ""
+
+    first = next((i for i in assembled.instructions if opcode(i.text) in ("LDL", "STL")), None)
+    if first is None:
+        return []
+    return [Finding("contract", f"kernel {shown_plan_text(region.identity)} accesses local memory ({first.text.strip()} "
+                                f"at {source.name}:{first.span.line if first.span else '?'}), which no plan host gives "
+                                f"its launches: a local access faults on the GPU",
+                    first.span or place(region, "code"),
+                    hint="keep the values in registers or shared memory: ptxas puts a .local array indexed by a "
+                         "value it cannot know, and registers it spills, in local memory (index with constants, "
+                         "or give the kernel more registers)")]
 
 
 def _required_block_findings(plan: Plan, region, source: Path, target: Target, launches_of: dict | None = None,
