@@ -31,6 +31,9 @@ def test_a_plans_kernel_past_its_prologue_is_the_kernel_as_written(target_name):
         parts = source.name.split(".")
         if len(parts) == 3 and parts[1] != target_name:
             continue                        # another target's variant
+        if len(parts) == 2 and source.with_name(f"{parts[0]}.{target_name}.sass").is_file():
+            continue                        # a base this target's variant replaces (an sm_86 listing:
+                                            # examples/ridge's ridge-momentum), never built for it
         built = assemble_kernel(source, target, launched=True)
         assert len(built.code) == 16 * (len(built.instructions)), source
         assert as_written(built, target) == assemble_kernel(source, target, launched=False).code, source

@@ -154,6 +154,7 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
                 out.append(_contract_line_fault(str(error), named))
         out += _block_findings(plan, region, contract, launches_of, index)
         out += _shared_findings(region, source, target)
+        out += _required_block_findings(plan, region, source, target, launches_of, index)
         try:
             # the build's own assembly, only of the very source found (encoded_from says so)
             built = (assembled or {}).get(region.identity) if encoded is not None else None
@@ -171,6 +172,8 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
         except BobcError as error:
             out.append(Finding("contract", f"kernel {shown_plan_text(region.identity)} ({source.name}) does not assemble for "
                                            f"{target.name}: {error.message}", coded))
+        out += _local_memory_findings(region, source, target,
+                                      built if built is not None else next(iter(assembly), None))
         if not problems:
             # the checks that read the contract's reads (the unset-scalar rule: which bytes of a
             # word the code reads) see the code's, absolute offsets (c[0x0][0x170]) among them
@@ -271,6 +274,8 @@ def _block_findings(plan: Plan, region, contract, launches_of: dict | None = Non
 
 
 _SHARED_LINE = re.compile(rb"^[ \t]*\.shared[ \t]+(\S+)", re.MULTILINE)
+_NEWLINE = b"\n"
+_LISTING_SHARED = re.compile(rb"^[ \t]*\.section[ \t]+\.nv\.shared\.", re.MULTILINE)
 
 
 def _shared_findings(region, source: Path, target: Target) -> list[Finding]:
@@ -280,7 +285,11 @@ def _shared_findings(region, source: Path, target: Target) -> list[Finding]:
     a block whose code reaches past its shared memory (a shared-memory fault on the GPU; `bobc
     sim` stopped at the access without saying why).  The source is the one the build's target
     assembles (a per-target variant's own `.shared`); a value that is no number is the
-    assembler's refusal, said when the source is assembled."""
+    assembler's refusal, said when the source is assembled.  An nvdisasm listing declares it as
+    ptxas wrote it, its `.nv.shared.<kernel>` section's size (`.zero N`), which the assembler reads
+    (bobc.sass.assembler.listing_shared_bytes) and `sm86ProgramSharedBytes` gives: that is the
+    declaration here too (a region of 0 bytes for a listing of `.zero 1152` was certified, and its
+    first STS faulted on sm_90: probe s44 newuser9)."""
     from ..errors import BobcError
     from ..resources import doc
     from ..sass.source import read_source_bytes
@@ -288,18 +297,101 @@ def _shared_findings(region, source: Path, target: Target) -> list[Finding]:
         text = read_source_bytes(source)
         found = _SHARED_LINE.search(text)
         declared = int(found.group(1), 0) if found else None
+        said = f".shared {found.group(1).decode()} (line {text[:found.start(1)].count(_NEWLINE) + 1})" if found else ""
+        if found is None and _LISTING_SHARED.search(text):
+            from ..kernel_cache import assemble_kernel
+            declared = assemble_kernel(source, target).shared_bytes
+            said = f"{declared} bytes of shared memory (its .nv.shared section, as ptxas wrote it)"
     except (BobcError, OSError, ValueError):
         return []
     if declared is None or region.shared_bytes >= declared:
         return []
-    line = text[:found.start(1)].count(b"\n") + 1
     return [Finding("shared", f"region {shown_plan_text(region.identity)} gives its blocks {region.shared_bytes} bytes of "
-                              f"shared memory, but {source.name} declares .shared {found.group(1).decode()} (line "
-                              f"{line}): a block of it would use shared memory past its own",
+                              f"shared memory, but {source.name} declares {said}: a block of it would use shared "
+                              f"memory past its own",
                     place(region, "shared_bytes"),
                     hint=f"give the region at least {declared} bytes of shared memory: its sharedBytes field "
                          f"(NvidiaDeviceRegionValue's last), or sm86ProgramSharedBytes of the kernel's program, "
                          f"the source's own declaration ({doc('kernel-contracts.md')}, \"Per-target sources\")")]
+
+
+_LOCAL_ACCESS = re.compile(rb"\b(?:LDL|STL)\b")
+
+
+def _local_memory_findings(region, source: Path, target: Target, assembled=None) -> list[Finding]:
+    """A plan's kernel uses no local memory: no plan host gives its launches any (the QMD's
+    SHADER_LOCAL_MEMORY sizes are 0 and the local window's backing is unset, so a local access
+    faults on the GPU: docs/ampere-path-comparison.md), and `bobc sim` refuses a plan launch's
+    first LDL / STL.  ptxas writes them for a `.local` array it cannot keep in registers (indexed
+    by a value it does not know) and for spills; such a listing was certified and built, and only
+    `bobc sim` stopped, with a hint about run_kernel (probe s44 newuser9).  Refused at the first
+    one, in the source."""
+    from ..errors import BobcError
+    from ..sass.source import read_source_bytes
+    try:
+        if not _LOCAL_ACCESS.search(read_source_bytes(source)):
+            return []
+        if assembled is None:
+            from ..kernel_cache import assemble_kernel
+            assembled = assemble_kernel(source, target)
+    except (BobcError, OSError):
+        return []
+    def opcode(text: str) -> str:
+        words = text.split()
+        words = words[1:] if words and words[0].startswith("@") else words      # a guard
+        return words[0].split(".")[0] if words else ""
+
+    first = next((i for i in assembled.instructions if opcode(i.text) in ("LDL", "STL")), None)
+    if first is None:
+        return []
+    return [Finding("contract", f"kernel {shown_plan_text(region.identity)} accesses local memory ({first.text.strip()} "
+                                f"at {source.name}:{first.span.line if first.span else '?'}), which no plan host gives "
+                                f"its launches: a local access faults on the GPU",
+                    first.span or place(region, "code"),
+                    hint="keep the values in registers or shared memory: ptxas puts a .local array indexed by a "
+                         "value it cannot know, and registers it spills, in local memory (index with constants, "
+                         "or give the kernel more registers)")]
+
+
+def _required_block_findings(plan: Plan, region, source: Path, target: Target, launches_of: dict | None = None,
+                             index: int | None = None) -> list[Finding]:
+    """An nvdisasm listing of a kernel compiled with PTX `.reqntid X, Y, Z` (its .nv.info section's
+    EIATTR_REQNTID) runs only in blocks of that shape: ptxas compiles the code for it (a
+    `tid.x < 32` test under `.reqntid 32` is dropped), and the CUDA driver refuses any other block.
+    A plan's host launches without the driver, so a region of 64 threads for such a kernel was
+    certified and its threads 32..63 ran code written for 32 (probe s44 newuser9).  Its region's x
+    and its launches' y and z must be the listing's."""
+    from ..errors import BobcError
+    from ..sass.source import read_source_bytes
+    try:
+        text = read_source_bytes(source)
+        if b".nv.info." not in text or b"0x04, 0x10" not in text:
+            return []
+        from ..kernel_cache import assemble_kernel
+        required = assemble_kernel(source, target).required_block
+    except (BobcError, OSError, ValueError):
+        return []
+    if required is None:
+        return []
+    x, y, z = required
+    why = (f"{source.name} was compiled for blocks of exactly ({x}, {y}, {z}) threads (PTX .reqntid: the "
+           f"EIATTR_REQNTID of its .nv.info section), and ptxas's code may rely on it")
+    hint = f"launch it in blocks of ({x}, {y}, {z}), or compile the PTX without .reqntid"
+    if region.block_x != x:
+        return [Finding("block", f"region {shown_plan_text(region.identity)} declares blocks of {region.block_x} "
+                                 f"threads, but {why}", place(region, "block_x"), hint=hint)]
+    if index is None:
+        index = plan.program.regions.index(region)
+    if launches_of is None:
+        launches_of = _launches_of(plan)
+    launches = plan.program.launches
+    wrong = [i for i in launches_of.get(index, ()) if tuple(launches[i].block[1:]) != (y, z)]
+    if not wrong:
+        return []
+    first = launches[wrong[0]]
+    return [Finding("block", f"launch{'es' if len(wrong) > 1 else ''} {', '.join(str(i) for i in wrong[:8])}"
+                             f"{' ...' if len(wrong) > 8 else ''} ({shown_plan_text(region.identity)}) run"
+                             f"{'' if len(wrong) > 1 else 's'} blocks of {first.block}, but {why}", first.at, hint=hint)]
 
 
 def _launches_of(plan: Plan) -> dict[int, list[int]]:

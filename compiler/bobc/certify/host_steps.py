@@ -93,6 +93,7 @@ def check_host_steps(plan: Plan, target=None, folders=(), contracts=None, images
     _failing_steps(host.steps, len(plan.program.submissions), out)
     _writes_after_close(host.steps, out)
     _assert_identities(host.steps, out)
+    _checkpoint_tolerate(host.steps, out)
     if plan.checkpoint is not None:
         _checkpoint_bytes(host.steps, plan.checkpoint.payload_bytes, out)
         if _publishes(host.steps):       # a schedule that publishes checkpoints must resume from them
@@ -409,6 +410,22 @@ def _ring_positions(steps, submissions: int, out: list) -> None:
                 reached = gp_put
 
     walk(steps, 0, "")
+
+
+def _checkpoint_tolerate(steps, out: list) -> None:
+    """A Read of the input checkpoint says tolerateEmpty 1, which is what every host does: a
+    request without `--checkpoint` starts from the plan's fresh state (its initializers), whatever
+    the field says -- the C host, `bobc run --reference` and `bobc sim` never read it.  A plan that
+    wrote 0 (meaning: refuse a request without a checkpoint, as PlanHost.bob's comment on the field
+    reads) was certified and then trained from the fresh state, exit 0 (probe s44 newuser9); it is
+    refused here, at the step, since no host would honour it."""
+    for name, step in _every_step(steps):
+        if step.kind.name == "read" and step.file == "checkpoint-in" and step.tolerate_empty != 1:
+            out.append(Finding("host-step", f"the host's {name} reads its input checkpoint with tolerateEmpty "
+                                            f"{step.tolerate_empty:,}, but every host starts a request without "
+                                            f"--checkpoint from the plan's fresh state (its initializers): none "
+                                            f"refuses such a request, so a plan cannot ask it to; write 1",
+                               step.at))
 
 
 def _input_reads(steps, record: int, out: list, most: int = 1 << 16) -> None:

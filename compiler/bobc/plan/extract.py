@@ -751,8 +751,14 @@ def extract_contract(program, value, where: str = "the checkpoint contract") -> 
         chunk_bytes=r.nat(f["checkpointEnvelopeChunkBytes"], "the chunk bytes"),
         updates_per_invocation=r.nat(f["checkpointEnvelopeUpdatesPerInvocation"], "the updates per invocation"))
     if contract.chunk_bytes == 0 or contract.payload_bytes % contract.chunk_bytes:
+        # a plan host initializes, reads and writes whole chunks (one initializer a chunk); the tail
+        # docs/formats.md describes is a request host's.  The message said only the two
+        # numbers; it now says what to give (probe s44 newuser9)
+        from ..resources import doc
         r.fail(f"the payload ({contract.payload_bytes} bytes) is not a whole number of "
-               f"{contract.chunk_bytes}-byte chunks")
+               f"{contract.chunk_bytes}-byte chunks: a plan host's checkpoint is whole chunks, one "
+               f"initializer each; give chunk bytes that divide the payload (the payload's own "
+               f"{contract.payload_bytes} bytes, one chunk, always do; {doc('host-steps.md')})")
     return contract
 
 

@@ -56,6 +56,7 @@ class Assembled:
     labels: dict[str, int] = field(default_factory=dict)
     highest_register_span: Span | None = None   # the first instruction using the highest register
     shared_bytes: int | None = None             # `.shared N`: the shared memory a block of it needs
+    required_block: tuple[int, int, int] | None = None   # a listing's EIATTR_REQNTID: the only block its code runs in
     kernel_name_span: Span | None = None        # where a `.kernel` line wrote kernel_name (None: the file's stem)
     arch: str | None = None                     # the target it was assembled for ("sm_86"): its encoding
     # each instruction's registers read and written and its control flow (bobc.sass.defined)
@@ -118,19 +119,65 @@ def listing_shared_bytes(lines: list[SourceLine]) -> dict[str, int]:
     return sizes
 
 
+# EIATTR codes of a cubin's .nv.info.<kernel> section (an attribute record: format byte 0x04
+# (a sized value), the code, a 16-bit size, the value): EIATTR_REQNTID, ptxas's record of PTX
+# `.reqntid X, Y, Z` -- the code is compiled for blocks of exactly that shape (ptxas drops a
+# `tid.x < X` test it then knows holds), as nvdisasm prints it: `.byte 0x04, 0x10`, `.short ...`,
+# then the three `.word`s
+_REQNTID = "0x04, 0x10"
+
+
+def listing_required_blocks(lines: list[SourceLine]) -> dict[str, tuple[int, int, int]]:
+    """The block each kernel of a listing was compiled to run in (its .nv.info.<kernel> section's
+    EIATTR_REQNTID), for the kernels that have one."""
+    out: dict[str, tuple[int, int, int]] = {}
+    current, words = None, None
+    for line in lines:
+        if line.directive is None:
+            continue
+        key, value = line.directive
+        if key == ".section":
+            name = value.split(",")[0].strip().strip('"')
+            current = name[len(".nv.info."):] if name.startswith(".nv.info.") else None
+            words = None
+        elif current is None:
+            continue
+        elif key == ".byte":
+            words = [] if ", ".join(v.strip().lower() for v in value.split(",")) == _REQNTID else None
+        elif key == ".word" and words is not None:
+            try:
+                words.append(int(value.split()[0], 0))
+            except (ValueError, IndexError):
+                words = None
+                continue
+            if len(words) == 3:
+                out[current] = tuple(words)
+                words = None
+    return out
+
+
 def is_listing(lines: list[SourceLine]) -> bool:
     return any(l.directive is not None and l.directive[0] == ".section" for l in lines)
 
 
-def check_listing_target(lines: list[SourceLine], arch: str) -> None:
+def check_listing_target(lines: list[SourceLine], arch: str, path: Path | None = None) -> None:
     """Refuse a listing whose `.target` names another target than the one assembled for: its
-    parameter offsets, control codes and forms are that target's."""
+    parameter offsets, control codes and forms are that target's.  `path`: the kernel source a
+    plan (or `bobc asm`) names, whose hint then also says how a plan gives the other target its own
+    listing -- a per-target variant beside it (docs/kernel-contracts.md, "Per-target sources");
+    `--arch`, the only way out the hint named, is no option of a plan's build (probe s44 newuser9)."""
     for line in lines:
         if line.directive is not None and line.directive[0] == ".target":
             written = line.directive[1].split()[0] if line.directive[1].split() else ""
             if written.rstrip("af") != arch:
-                raise BobcError(f"this listing is for {written} (.target {written}), not {arch}", line.span,
-                                hint=f"assemble it with --arch {written.rstrip('af')}, or list a cubin made for {arch}")
+                hint = f"assemble it with --arch {written.rstrip('af')}, or list a cubin made for {arch}"
+                if path is not None:
+                    from ..resources import doc
+                    stem = path.name.split(".")[0]
+                    hint += (f"; in a plan, build it with --target {written.rstrip('af')}, or put {arch}'s listing "
+                             f"beside it as {stem}.{arch}.sass, the kernel's variant for {arch} "
+                             f"({doc('kernel-contracts.md')}, \"Per-target sources\")")
+                raise BobcError(f"this listing is for {written} (.target {written}), not {arch}", line.span, hint=hint)
             return
 
 
@@ -163,6 +210,7 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
     name = None
     declared = None
     shared = None
+    required = None
     listing = is_listing(lines)
     if listing:
         kernels = split_listing(lines)
@@ -171,9 +219,13 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
         if kernel not in kernels:
             raise BobcError(f"the listing holds {len(kernels)} kernels ({', '.join(kernels) or 'none'}); "
                             f"{'kernel ' + repr(kernel) + ' is not one of them' if kernel else 'name one'}",
-                            Span(str(path), 1, 1), hint="bobc asm --kernel NAME")
-        check_listing_target(lines, _arch_of(target))
+                            Span(str(path), 1, 1),
+                            hint="bobc asm --kernel NAME picks one; a plan's kernel source is one kernel: list "
+                                 "a cubin of that kernel alone (its own .entry in a PTX file of its own), one "
+                                 "source file a kernel")
+        check_listing_target(lines, _arch_of(target), path)
         shared = listing_shared_bytes(lines).get(kernel)    # None: the kernel declares none
+        required = listing_required_blocks(lines).get(kernel)
         lines = [l for l in kernels[kernel] if l.directive is None]
         name = kernel
     directives = source_directives(lines, None if listing else target_named(_arch_of(target)))
@@ -200,6 +252,7 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
     result.kernel_name = name or path.stem
     result.kernel_name_span = directives.name_span if directives.name else None
     result.shared_bytes = shared
+    result.required_block = required
     budgets = [b for b in (register_budget, declared) if b is not None]
     if budgets:
         result.register_budget = min(budgets)
