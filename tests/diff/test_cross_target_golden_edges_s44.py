@@ -5,7 +5,8 @@ bobc.nvidia.golden: each case below survived the cross-target diff tests as a mu
    though the word lies at another offset (README's `bobc diff` row: "across targets ... bank 0
    arguments matched by their place among the parameters"; README's targets paragraph: parameter
    base 0x160 on sm_86, 0x210 on sm_90).  A mutant that reported every such word as a change
-   (`0x1100000000 -> 0x1100000000`) added 540 lines to the goldens' diff; none may show one value.
+   (`0x1100000000 -> 0x1100000000`) added 540 lines to the goldens' diff; none may show one value,
+   and no argument (the first included) may be on one side only.
 2. Two QMD layouts' qmd.bin files are never compared byte by byte, even when they are the same
    length (the goldens' lengths differ, so a mutant comparing them survived).  Independent reason:
    sm_86's V03_00 QMD (open-gpu-doc clc7c0qmd.h, 256-byte slots here) and sm_90's V04_00
@@ -38,6 +39,9 @@ def test_an_argument_of_one_value_at_each_targets_offset_is_no_difference(golden
     assert any(d.kind == "bank0" for d in found)         # the driver words below the parameters differ
     same = [d.text() for d in found if d.kind == "bank0" and d.a == d.b]
     assert not same, same[:3]
+    # each argument is on both sides (the same kernels): none is "only in" one, the first too
+    one_sided = [d.text() for d in found if d.kind == "bank0" and None in (d.a, d.b) and "argument " in d.meaning]
+    assert not one_sided, one_sided[:3]
 
 
 def test_qmd_files_of_two_layouts_and_one_length_give_no_raw_lines(goldens):
