@@ -9,6 +9,7 @@ The expected values come from the stated bounds, not from limits.py's output:
 - a fill's bytes lie inside its launch's parameter block (docs/limits.md): with a block of B bytes
   past the parameter base, a 4-byte fill may start at 0..B - 4 (hand arithmetic);
 - host schedule steps, repeats unrolled: at most 1,048,576 (docs/limits.md);
+- a SplitMix64 initializer's denominator: 1 .. 2^64 - 1 (docs/limits.md);
 - a step field the generated C declares `uint32_t` holds 0..2^32 - 1, a `uint64_t` one 0..2^64 - 1;
 - a fault shows a natural of 40 digits and an address of 40 hex digits whole, and cuts past them
   (docs/limits.md's row for a value a fault prints).
@@ -19,7 +20,7 @@ import dataclasses
 from types import SimpleNamespace
 
 from bobc.certify.limits import check_limits, shown, shown_hex
-from bobc.plan.host import Fill, Scalar, make_step
+from bobc.plan.host import Fill, Initializer, Scalar, make_step
 from bobc.targets import SM86
 
 
@@ -33,12 +34,12 @@ def _launch(parameter_bytes):
                            patches=(), at=None)
 
 
-def messages(fills=(), steps=(), launches=(), request=None):
+def messages(fills=(), steps=(), launches=(), request=None, initializers=()):
     program = SimpleNamespace(launches=tuple(launches), launch_count=len(launches), submissions=(),
                               submission_count=0, gpfifo_entries=1, program_base=0, qmd_base=0, pushbuffer_base=0,
                               semaphore_base=0, program_bytes=0, qmd_table_bytes=0, region_alignment=256, at=None,
                               architecture=SM86.sm, compute_class=SM86.compute_class)
-    host = SimpleNamespace(buffers=(), fills=tuple(fills), initializers=(), steps=tuple(steps), semaphore_stride=0,
+    host = SimpleNamespace(buffers=(), fills=tuple(fills), initializers=tuple(initializers), steps=tuple(steps), semaphore_stride=0,
                            forward_launches=0, request=request or _Request())
     return [f.message for f in check_limits(SimpleNamespace(program=program, host=host, checkpoint=None), SM86)]
 
@@ -134,6 +135,18 @@ def test_a_request_layout_word_of_2_to_the_64_less_1_is_accepted():
     assert not any("request layout" in m for m in messages(request=_Request(2 ** 64 - 1)))
     said = messages(request=_Request(2 ** 64))
     assert any("the plan's request layout holds 18,446,744,073,709,551,616" in m for m in said), said
+
+
+# ---- a SplitMix64 initializer's denominator: 1 .. 2^64 - 1 (docs/limits.md's initializer row; the C
+# host divides by it as a uint64_t).  The plan reader refuses 0 but not 2^64 (L39 accepted it)
+
+def test_an_initializer_denominator_of_2_to_the_64_is_refused():
+    def init(denominator):
+        return Initializer("splitmix64", b"seed", 40, 0, denominator)
+    assert not any("denominator" in m for m in messages(initializers=[init(2 ** 64 - 1)]))
+    said = messages(initializers=[init(2 ** 64)])
+    assert any("denominator is 18,446,744,073,709,551,616: outside 1..18,446,744,073,709,551,615" in m
+               for m in said), said
 
 
 # ---- shown values: 40 digits whole, past them cut (L40 cut 40 digits, L47 kept 41; L43 cut 40 hex digits)
