@@ -5,7 +5,9 @@ bobc.nvidia.golden: each case survived the diff tests as a mutant).  Expected va
   run of one launch, (1, 2, 2, 3), said as "1 launch, at +1 place in b" (a single moved launch
   went unreported, and the shift's sign was reversed);
 - a range of 0x100 bytes at 0x1000 in a that lies at 0x2000 in b: 0x10ff is 0x20ff, 0x1100 (the
-  first byte past it) has no counterpart.
+  first byte past it) has no counterpart;
+- a QMD offset and address that moved by other amounts (the base moved too), and methods at other
+  places of their segments (the docstrings below).
 """
 from __future__ import annotations
 
@@ -41,3 +43,42 @@ def test_an_address_one_past_a_range_has_no_counterpart():
     relocation.add(0x1000, 0x100, 0x2000)
     assert relocation(0x1000) == 0x2000 and relocation(0x10FF) == 0x20FF
     assert relocation(0x1100) is None and relocation(0xFFF) is None
+
+
+def test_a_qmd_offset_that_moved_otherwise_than_its_address_is_a_manifest_line():
+    """A launch's QMD address is the QMD base plus its offset: with the address 0x300 later in b
+    and the offset 0x200 later, the base moved too, so the offset's own change is a line; an offset
+    0x300 later is the address's change, said once (by the address line)."""
+    from bobc.nvidia.golden import Difference, manifest_differences
+
+    def side(offset):
+        return {"launches": [{"index": 0, "identity": "k", "qmd_offset": offset}]}
+
+    found = [Difference("launch[0].qmd_address", "launch", "k", 0x1000, 0x1300, "")]
+    lines = manifest_differences(side(0x0), side(0x200), found)
+    assert [(d.key, d.a, d.b) for d in lines] == [("manifest.launch[0].qmd_offset", 0x0, 0x200)], lines
+    assert manifest_differences(side(0x0), side(0x300), found) == []
+
+
+def test_methods_at_other_places_in_their_segments_keep_their_own_places():
+    """Two paired methods whose headers are at push +0x110 (segment at 0x100: +0x10) in a and
+    +0x138 (segment at 0x120: +0x18) in b are not at one place of their segments, so neither is
+    said as `header at segment +0x10`; at +0x130 in b (+0x10) they are."""
+    from bobc.nvidia import decode
+    from bobc.nvidia.golden import _segment_places
+
+    def images(start):
+        return SimpleNamespace(manifest={"prologue": {"push_offset": 0},
+                                         "submissions": [{"index": 0, "push_offset": start}]})
+
+    def line(at):
+        return decode.Line("submission[0].push[3].SET_OBJECT", 0xC7C0, "", "s", "push",
+                           where=f"subchannel 0, header at push +{at:#x}")
+
+    a, b = images(0x100), images(0x120)
+    kept_a, kept_b = _segment_places(a, b, [line(0x110)], [line(0x138)])
+    assert (kept_a[0].where, kept_b[0].where) == ("subchannel 0, header at push +0x110",
+                                                  "subchannel 0, header at push +0x138")
+    same_a, same_b = _segment_places(a, b, [line(0x110)], [line(0x130)])
+    assert same_a[0].where == same_b[0].where == \
+        "subchannel 0, header at segment +0x10 (push +0x110 in a, +0x130 in b)"
