@@ -234,6 +234,20 @@ class Noted:
         return True
 
 
+def wait_for_thread(done, stop, raising: bool = True) -> None:
+    """Wait, in any thread, until `done` (a threading.Event a worker thread sets as its last act) is
+    set -- never Thread.join (see above).  An ending signal meanwhile calls stop(), which makes the
+    worker end soon, and again every POLL_S until it has (a stop the worker may miss is made
+    again); the wait goes on through any further signal, and the first one is raised once the
+    worker has ended (unless `raising` is False: Noted)."""
+    with Noted(raising) as signals:
+        if signals.wait(done):
+            return
+        while not done.wait(POLL_S):
+            stop()
+        signals.handle()
+
+
 def in_threads(function, items: list, workers: int, name: str, running: Running) -> list:
     """[function(item) for item in items], up to `workers` at once in threads named `name`-N;
     `function` starts its processes through `running`.  A job's failure raises the first failing
