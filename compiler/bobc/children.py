@@ -8,7 +8,16 @@ process a worker starts is registered (Running.run) before any stop can look, an
 running one and its own children (a gcc driver's cc1 and as), and after STOP_GRACE_S -- or at
 once on a further signal -- SIGKILL: a process that ignores SIGTERM, or never ends, cannot hold
 the command (README, "Exit codes").  Nothing here is imported at the top but `os`: cli._ending
-reads `descendants` from a signal handler."""
+reads `descendants` from a signal handler.
+
+The main thread waits for worker threads with the ending signals only noted (Noted), never with
+a handler that raises: a signal handler's exception lands at whatever bytecode runs, and inside
+threading's own bookkeeping it corrupts it -- Thread.join marks a running thread ended for good
+(CPython 3.11's bpo-45274 handling releases the thread's own lock), Condition.wait's lock
+restore left undone makes its `with` release a lock not held ("RuntimeError: release unlocked
+lock", a traceback), a Future's condition left held keeps its worker from ever setting it (a
+hang).  A first signal lands in a lock's acquire, cleanly; a second one a few milliseconds later
+lands in the cleanup (probe s44 signals2 finding 2)."""
 from __future__ import annotations
 
 import os
@@ -16,6 +25,9 @@ import os
 # how long an interrupted command waits for its workers' processes to end on SIGTERM before it
 # kills them (a gcc or nvdisasm ends on SIGTERM within milliseconds)
 STOP_GRACE_S = 5.0
+# how often a wait with the ending signals noted (Noted.wait) looks for one: a signal ends the
+# wait within this
+POLL_S = 0.02
 
 
 def descendants(root: int) -> list[int]:
@@ -146,57 +158,154 @@ def _finish(command: list[str], process):
     return subprocess.CompletedProcess(command, process.wait(), stdout, stderr)
 
 
+class Noted:
+    """`with Noted() as signals:` the ending signals (bobc.ENDING_SIGNALS) that arrive are only
+    noted; the handlers they replaced run at the looks of signals.wait -- outside any lock's
+    bookkeeping, where their exception (cli's Ended) is caught into signals.raised, in order --
+    and on leaving they are put back and the first exception raised is raised (not when
+    `raising` is False: a stop that runs while an interruption is raised already, which is the
+    command's).  A handler that does not raise changes nothing.  Only the main thread handles
+    signals: elsewhere nothing is taken."""
+
+    def __init__(self, raising: bool = True):
+        self.raising = raising
+        self.noted: list = []
+        self.raised: list = []
+        self._taken: dict = {}
+
+    def __enter__(self) -> "Noted":
+        from . import take_signals
+
+        self._taken = take_signals(lambda number, frame: self.noted.append(number))
+        return self
+
+    def __exit__(self, kind, error, trace) -> None:
+        import signal
+
+        self.handle()
+        left = list(self._taken.items())
+        while left:         # a signal whose handler is back raises at once: caught, and the rest put back
+            try:
+                while left:
+                    signal.signal(*left[0])
+                    left.pop(0)
+                self.handle()       # those noted as the handlers went back
+            except BaseException as arrived:
+                self.raised.append(arrived)
+        if self.raising and self.raised:
+            raise self.raised[0]
+
+    def handle(self) -> None:
+        """Run the handler each signal noted replaced (a further one arriving meanwhile is noted)."""
+        import signal
+        import sys
+
+        while self.noted:
+            number = self.noted.pop(0)
+            handler = self._taken.get(number)
+            try:
+                if callable(handler):
+                    handler(number, sys._getframe())
+                elif handler == signal.SIG_DFL:     # its default action: the process ends
+                    signal.signal(number, handler)
+                    signal.raise_signal(number)
+            except BaseException as error:
+                self.raised.append(error)
+
+    def wait(self, ready, timeout: float | None = None, since: int | None = 0, sleep=None) -> bool:
+        """Wait until `ready` (a threading.Event, or a function saying whether) is: True; False
+        once more than `since` signals' handlers have raised (None: a signal does not end the
+        wait), or after `timeout` seconds.  `sleep(seconds)` (an Event's own wait, else
+        time.sleep) spans the looks, POLL_S at most each."""
+        import time
+
+        if hasattr(ready, "is_set"):
+            sleep, ready = sleep or ready.wait, ready.is_set
+        sleep = sleep or time.sleep
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not ready():
+            self.handle()
+            if since is not None and len(self.raised) > since:
+                return False
+            left = POLL_S if deadline is None else min(POLL_S, deadline - time.monotonic())
+            if left <= 0:
+                return False
+            sleep(left)
+        return True
+
+
+def wait_for_thread(done, stop, raising: bool = True) -> None:
+    """Wait, in any thread, until `done` (a threading.Event a worker thread sets as its last act) is
+    set -- never Thread.join (see above).  An ending signal meanwhile calls stop(), which makes the
+    worker end soon, and again every POLL_S until it has (a stop the worker may miss is made
+    again); the wait goes on through any further signal, and the first one is raised once the
+    worker has ended (unless `raising` is False: Noted)."""
+    with Noted(raising) as signals:
+        if signals.wait(done):
+            return
+        while not done.wait(POLL_S):
+            stop()
+        signals.handle()
+
+
 def in_threads(function, items: list, workers: int, name: str, running: Running) -> list:
     """[function(item) for item in items], up to `workers` at once in threads named `name`-N;
     `function` starts its processes through `running`.  A job's failure raises the first failing
     item's error in `items`' order (whatever order they finished in): the jobs not started are
-    not, those running are waited for.  Interrupted (KeyboardInterrupt: Ctrl-C, cli's Ended for
-    SIGTERM and SIGHUP), those running are stopped (_stop); an interruption while a failure's
-    running jobs are waited for stops them too, and is what is raised."""
-    from concurrent.futures import ThreadPoolExecutor
+    not, those running are waited for.  An ending signal (SIGINT, SIGTERM, SIGHUP) stops those
+    running (_stop) and is raised once every job is done, also when it arrives while a failure's
+    running jobs are waited for.  The signals are only noted meanwhile (Noted)."""
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+    futures: list = []
+
+    def failed(future) -> bool:
+        return future.done() and not future.cancelled() and future.exception() is not None
+
+    def all_done() -> bool:
+        return all(future.done() for future in futures)
+
+    def some_done(seconds: float) -> None:
+        wait([future for future in futures if not future.done()], timeout=seconds, return_when=FIRST_COMPLETED)
 
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
-    futures: list = []
-    try:
-        for item in items:
-            futures.append(pool.submit(function, item))
-        results = [future.result() for future in futures]
-    except BaseException as stopping:
-        interruption = None if isinstance(stopping, Exception) else stopping
-        while True:         # a signal at any point of this: the running processes stopped
-            try:
-                for future in futures:
-                    future.cancel()
-                if interruption is None:
-                    pool.shutdown(wait=True)
-                else:
-                    _stop(pool, futures, running)
-                break
-            except KeyboardInterrupt as arrived:
-                interruption = interruption or arrived
-        if interruption is not None and interruption is not stopping:
-            raise interruption from None
-        raise
-    pool.shutdown(wait=True)
-    return results
-
-
-def _stop(pool, futures: list, running: Running) -> None:
-    """Stop a pool's running processes: SIGTERM (and their children), STOP_GRACE_S for them to
-    end, then SIGKILL; a further signal meanwhile cuts the grace short and is not raised (the
-    first interruption is the command's).  Returns once every worker is done."""
-    import signal
-    from concurrent.futures import wait
-
-    try:
-        running.stop(signal.SIGTERM)
-        wait(futures, timeout=STOP_GRACE_S)
-    except KeyboardInterrupt:
-        pass
-    while True:
+    with Noted() as signals:
         try:
-            running.stop(signal.SIGKILL)
+            for item in items:
+                futures.append(pool.submit(function, item))
+        except BaseException:       # no thread could start: those started end as after a failure
+            for future in futures:
+                future.cancel()
+            if not signals.wait(all_done, sleep=some_done):
+                _stop(futures, running, signals, all_done, some_done)
             pool.shutdown(wait=True)
-            return
-        except KeyboardInterrupt:
-            continue
+            raise                   # or Noted's exit raises the signal's Ended
+        signals.wait(lambda: all_done() or any(map(failed, futures)), sleep=some_done)
+        if not signals.raised and not all_done():
+            for future in futures:          # a failure: the jobs not started are not
+                future.cancel()
+            signals.wait(all_done, sleep=some_done)
+        if signals.raised:
+            _stop(futures, running, signals, all_done, some_done)
+        pool.shutdown(wait=True)            # every job is done: its worker is leaving
+        if signals.raised:
+            return []                       # Noted's exit raises the signal's Ended
+    for future in futures:
+        if failed(future):
+            future.result()                 # its error, the first in items' order
+    return [future.result() for future in futures]
+
+
+def _stop(futures: list, running: Running, signals: Noted, all_done, some_done) -> None:
+    """Stop a pool's jobs on a signal: none more starts, the running ones' processes get SIGTERM
+    (and their children), STOP_GRACE_S to end -- cut short by a further signal -- then SIGKILL;
+    returns once every job is done."""
+    import signal
+
+    for future in futures:
+        future.cancel()
+    running.stop(signal.SIGTERM)
+    if signals.wait(all_done, STOP_GRACE_S, since=1, sleep=some_done):
+        return
+    running.stop(signal.SIGKILL)
+    signals.wait(all_done, since=None, sleep=some_done)

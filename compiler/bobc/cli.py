@@ -337,9 +337,17 @@ class Ended(KeyboardInterrupt):
         self.number = number
 
 
+# the signals that arrived while the command ran, the first first: a further one (a second Ctrl-C
+# while the first one's cleanup runs: a temporary's removal, a lock's release) still interrupts
+# what runs, but its Ended carries the first one's number, which is the command's line and exit
+# code (probe s44 signals2 finding 4: a SIGHUP moments after a SIGTERM ended the command 129)
+_ARRIVED: list = []
+
+
 def _ending(number, frame) -> None:
+    _ARRIVED.append(number)
     _stop_children()
-    raise Ended(number)
+    raise Ended(_ARRIVED[0])
 
 
 def _stop_children() -> None:
@@ -363,6 +371,7 @@ def _take_signals() -> dict:
     """Install _ending for ENDING_SIGNALS (those not ignored); the handlers they replace."""
     from . import take_signals
 
+    _ARRIVED.clear()            # this command's, not an earlier one's of the process
     return take_signals(_ending)
 
 

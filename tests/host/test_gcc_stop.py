@@ -39,8 +39,10 @@ else:                                       # the late compiler: its end writes 
 
 
 def wait_for(path: Path) -> None:
+    """Until the fake has written its pid to `path` (the file exists, empty, before the write:
+    read then, int('') failed the test now and then, session 44)."""
     deadline = time.monotonic() + 120
-    while not path.exists():
+    while not (path.exists() and path.read_text().strip()):
         assert time.monotonic() < deadline, f"{path.name} never appeared"
         time.sleep(0.01)
 

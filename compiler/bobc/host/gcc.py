@@ -693,10 +693,12 @@ class _Early:
         self.result: tuple[list[Path], Path | None] | None = None
         self.error: BaseException | None = None
         self.taken = False
-        # set when _work ends: waited on instead of Thread.join, which CPython 3.11 marks a thread
-        # stopped for good when a signal's exception interrupts it (threading's bpo-45274 handling
-        # releases the running thread's own lock), so a later join or is_alive said "ended" of a
-        # compile still running, and a SIGTERM left its stubborn gcc processes to the exit
+        # set when _work ends: waited on with the signals only noted (children.Noted), never with
+        # Thread.join, which CPython 3.11 marks a thread stopped for good when a signal's exception
+        # interrupts it (threading's bpo-45274 handling releases the running thread's own lock), so
+        # a later join or is_alive said "ended" of a compile still running, and a SIGTERM left its
+        # stubborn gcc processes to the exit; nor with a handler that raises inside the Event's wait
+        # (a second signal there: "release unlocked lock")
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._work, args=(gcc, library, include_dirs),
                                        name="bobc-gcc-early", daemon=True)
@@ -715,7 +717,8 @@ class _Early:
         """Wait for the compile (a signal meanwhile ends the command: compiled_early's cancel stops
         it), say the lines it held, in order, as a compile done now says them; its objects and
         leftover folder (now the caller's), or its error."""
-        self.done.wait()
+        with children.Noted() as signals:   # a signal's Ended: raised on leaving, then cancel stops the compile
+            signals.wait(self.done)
         self.taken = True
         for line in self.lines:
             if isinstance(line, Path):      # compiling_notice's folder: a full cache sent them elsewhere
@@ -740,19 +743,11 @@ class _Early:
         if self.taken:
             return
         self.taken = True
-        try:
+        with children.Noted(raising=False) as signals:
             self.running.stop(signal.SIGTERM)
-            self.done.wait(children.STOP_GRACE_S)
-        except KeyboardInterrupt:
-            pass
-        while True:
-            try:
-                if not self.done.is_set():
-                    self.running.stop(signal.SIGKILL)
-                    self.done.wait()
-                break
-            except KeyboardInterrupt:
-                continue
+            if not signals.wait(self.done, children.STOP_GRACE_S):
+                self.running.stop(signal.SIGKILL)
+                signals.wait(self.done, since=None)
         if self.result is not None and self.result[1] is not None:
             cache.release_scratch(self.result[1], remove=True)
 

@@ -267,6 +267,19 @@ def use_fuel(fuel: list) -> None:
     _fuel = fuel
 
 
+def current_fuel() -> list:
+    """The budget evaluating now (a program's: use_fuel)."""
+    return _fuel
+
+
+def stop_fuel(fuel: list) -> None:
+    """Spend `fuel` whole: an evaluation drawing on it, on any thread, stops at its next step (a
+    LimitExceeded) -- program.py stops its deep-evaluation thread so on a signal.  A step of that
+    thread may write back the count it read before this, so the stopper repeats it until the
+    thread has ended (children.wait_for_thread)."""
+    fuel[0] = -(1 << 62)
+
+
 def _burn(steps: int, span) -> None:
     _fuel[0] -= steps
     if _fuel[0] < 0:

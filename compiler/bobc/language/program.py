@@ -21,6 +21,7 @@ import sys
 import threading
 from pathlib import Path
 
+from ..children import wait_for_thread
 from ..errors import BobcError
 from ..resources import doc
 from . import core as c
@@ -107,12 +108,20 @@ def _run_deep_uncollected(function, *args):
     except RecursionError:
         pass
     outcome: dict = {}
+    # set as the worker's last act: waited for with the signals only noted, never with
+    # Thread.join (children.wait_for_thread), and the worker stopped before a signal is raised here:
+    # the caller's limit put back (_evaluation_ends) under a worker still thousands of frames
+    # deep aborted the interpreter (probe s44 signals2 finding 1)
+    done = threading.Event()
+    fuel = c.current_fuel()
 
     def work():
         try:
             outcome["value"] = function(*args)
         except BaseException as error:      # re-raised on the caller's thread
             outcome["error"] = error
+        finally:
+            done.set()
 
     stack = None
     for size in _STACKS:
@@ -132,7 +141,17 @@ def _run_deep_uncollected(function, *args):
             finally:
                 threading.stack_size(previous_size)
         stack = size
-        worker.join()
+        found: list = []        # the steps left when a signal stopped the worker: left again after
+
+        def stop():
+            found[:] = found or [fuel[0]]
+            c.stop_fuel(fuel)
+
+        try:
+            wait_for_thread(done, stop)
+        finally:
+            if found:
+                fuel[0] = max(found[0], 0)
         break
     if stack is None:
         from ..errors import ResourceExhausted, _limit
