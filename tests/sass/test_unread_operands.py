@@ -74,7 +74,7 @@ def test_did_you_mean_names_close_opcodes_only(opcode, meant):
     assert e.hint.startswith(f"did you mean {meant}")
 
 
-@pytest.mark.parametrize("opcode", ["HSET2", "IMMA", "PMTRIG", "USEL"])   # NANOSLEEP is encoded since session 43
+@pytest.mark.parametrize("opcode", ["HSET2", "IMMA", "PMTRIG", "UP2UR"])   # NANOSLEEP (s43), USEL (s44) are encoded
 def test_an_nvidia_opcode_it_lacks_gets_no_suggestion(opcode):
     e = _error(f"{opcode} R1, R2")
     assert "did you mean" not in e.hint and f"{opcode} is an NVIDIA opcode this assembler does not encode" in e.hint

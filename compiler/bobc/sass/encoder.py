@@ -160,7 +160,8 @@ def layouts_of(inst: Instruction, arch: str | None = None) -> list[str] | None:
             return layouts
     if arch is not None and (inst.opcode, arch) in L.LAYOUT_TARGETS:
         return L.LAYOUT_TARGETS[(inst.opcode, arch)]
-    return L.LAYOUTS.get(inst.opcode)
+    layouts = L.LAYOUTS.get(inst.opcode)
+    return layouts + L.LAYOUT_EXTRAS.get(inst.opcode, []) if layouts is not None else None
 
 
 def match_layout(inst: Instruction, arch: str | None = None) -> list[tuple[str, object]]:

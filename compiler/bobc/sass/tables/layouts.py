@@ -224,6 +224,10 @@ LAYOUTS: dict[str, list[str]] = {
     "UPRMT": ["Ud Ra Sb Sc"],    # ptxas's sign extension of a uniform .s8 / .s16 parameter (0x8880 / 0x9910)
     "UFLO": ["Ud Sb"],
     "UISETP": ["Pu Pv Ra Sb Pp"],       # ISETP's slots with uniform predicates (sm90_hgmma_product.ptx)
+    # setp.<cmp>.u64 / .s64 of kernel parameters (user_forms.ptx, both targets): USEL UR4, URZ, 0x1, UP1 and
+    # USEL UR5, URZ, 0x2, !UP2 (ptxas 13: 0x...0x000000013f047887 / hi 0x...08800000, 0x...0d000000): SEL's
+    # slots with uniform registers, the uniform predicate at 87 (its '!' at 90)
+    "USEL": ["Ud Ra Sb Pp"],
     "REDUX": ["Ud Ra"],
     # match.all / match.any (warp_forms.ptx): MATCH.ALL P0, R9, R2 (Pu at 81); MATCH.ANY R8, R2 is the
     # word with Pu = PT (7), which nvdisasm does not print: a layout of its own, PT among its fixed bits
@@ -249,8 +253,20 @@ LAYOUTS: dict[str, list[str]] = {
 # F2FP (ptxas's cvt.rn.satfinite.e4m3x2 / .e5m2x2, tools/ptx_corpus/wide_cover_sm90.ptx) merges into C,
 # F2FP.SATFINITE.E4M3.F32.PACK_AB_MERGE_C R8, R6, R7, RZ (C at 64), or unpacks B alone, F2FP.F16.E4M3.UNPACK_B
 # R11, R0 (A a fixed RZ), or B and C, F2FP.SATFINITE.E4M3.F16.UNPACK_B_MERGE_C R6, R0, RZ
+# UISETP's 64-bit comparison of uniform registers (setp.lt.u64 of two kernel parameters, user_forms.ptx, both
+# targets): UISETP.GE.U32.AND.EX UP1, UPT, UR5, UR9, UPT, UP1 -- ISETP.EX's six slots, the low words' UP1 at 68.
+# sm_86's shfl.sync / redux.sync / bar.warp.sync with a register's member mask (user_forms.ptx): @!P0 BRA.CONV UR6,
+# `(.L_x_5)` branches to the warp-wide code when the mask is not the converged warp's -- UR6 at A's uniform field
+# (24), bit 91 and bits 32..33 among .CONV's fixed bits (ptxas 13: 0x0000003306008947 hi 0x...0b800000); vote.sync /
+# match.sync with a tile's computed mask: @!P1 BRA.DIV UR4, `(.L_x_39)` (0x000001e204009947: bit 33 for .DIV)
 LAYOUT_VARIANTS = {("F2FP", "PACK_AB_MERGE_C"): ["Rd Ra Sb Sc"], ("F2FP", "UNPACK_B_MERGE_C"): ["Rd Sb Sc"],
-                   ("F2FP", "UNPACK_B"): ["Rd Sb"]}
+                   ("F2FP", "UNPACK_B"): ["Rd Sb"], ("UISETP", "EX"): ["Pu Pv Ra Sb Pp Pr"],
+                   ("BRA", "CONV"): ["[Pp] Target", "Ra Target"], ("BRA", "DIV"): ["[Pp] Target", "Ra Target"]}
+# Layouts an opcode takes beyond its LAYOUTS entry, kept out of its encoding class (derive.encoding_class reads
+# LAYOUTS alone): sm_86's R2UR P0, URZ, R7 (redux.sync / bar.warp.sync with a register's member mask,
+# user_forms.ptx) writes "is the mask uniform" to Pu at 81 (ptxas 13: P1 sets bit 81); REDUX, R2UR's class
+# sibling, writes no predicate
+LAYOUT_EXTRAS = {"R2UR": ["Pu Ud Ra"]}
 # ... and of one target: sm_90's WARPSYNC R7 (bar.warp.sync / shfl.sync with a register mask) holds the
 # mask at A (24..31), sm_86's at B (32..39): ptxas 13's words 0x...0007007348 / 0x...0700007348
 LAYOUT_TARGETS = {("WARPSYNC", "sm_90"): ["Ra", "", "Ra Target"]}
@@ -395,7 +411,7 @@ UNIFORM_ADDRESS_READS = {("UTMALDG", "2D", "MemU32"): 4, ("UTMALDG", "3D", "MemU
 # Opcodes of the uniform datapath: their home register file is UR, so a uniform third source
 # does not move B's register (the C-slot swap is for vector opcodes).
 UNIFORM_OPCODES = {"UIADD3", "UIMAD", "ULEA", "ULOP3", "USHF", "UPRMT", "UFLO", "UMOV", "ULDC", "REDUX", "VOTEU",
-                   "UISETP"}
+                   "UISETP", "USEL"}
 
 # Instructions whose guard is a uniform predicate (@UP0..@UP6, @UPT); every other takes a vector
 # one (@P0..@P6, @PT).  The guard field (bits 12..15) is the same: the opcode decides the bank, so
@@ -403,7 +419,7 @@ UNIFORM_OPCODES = {"UIADD3", "UIMAD", "ULEA", "ULOP3", "USHF", "UPRMT", "UFLO", 
 # nvdisasm over every learned form of both targets (tests/sass/test_guards.py) and from ptxas's
 # guards in the corpus (@!UP0 SYNCS.EXCH.64 beside @!P0 SYNCS.ARRIVE.TRANS64): the uniform
 # datapath's U* opcodes, S2UR and SYNCS.EXCH; not REDUX, VOTEU, R2UR or ELECT, which take P.
-UNIFORM_GUARD_OPCODES = {"UIADD3", "UIMAD", "ULEA", "ULOP3", "USHF", "UPRMT", "UFLO", "UMOV", "ULDC", "UISETP",
+UNIFORM_GUARD_OPCODES = {"UIADD3", "UIMAD", "ULEA", "ULOP3", "USHF", "UPRMT", "UFLO", "UMOV", "ULDC", "UISETP", "USEL",
                          "S2UR", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG", "UTMALDG", "UTMASTG",
                          "UTMACCTL", "UTMACMDFLUSH"}
 UNIFORM_GUARD_VARIANTS = {("SYNCS", "EXCH")}
