@@ -50,6 +50,7 @@ from ..plan.model import cluster_tiles
 from ..resources import doc
 from .arch import sim_arch
 from ..targets import TARGETS
+from . import formats
 from .faults import BlocksRace, Hazard, LanesRace, WarpsRace, OutOfBounds, SimulationFault, Unmodeled
 from .hazards import Checker
 from .memory import Memory, Residency
@@ -2146,9 +2147,18 @@ class Launch:
         return [_ftz32(v) for v in values] if "FTZ" in mods else values
 
     def op_FADD(self, ins, mods, o, mask):
-        a, b = self._fp_inputs(ins, mods, o[1:3])
+        """a + b (PTX add / sub .f32), .RZ / .RM / .RP too (add.rz / .rm / .rp .f32): rounded once in the mode as
+        FFMA's a * 1 + b (_fma32: the exact sum rounded to odd in binary64, then to binary32; an exact zero sum
+        -0 toward -inf unless both addends are +0, IEEE 754 6.3).  Refused by name before probe s44 simops."""
+        rounding = next((m for m in mods if m in ("RZ", "RM", "RP")), None)
+        a, b = self._fp_inputs(ins, tuple(m for m in mods if m != rounding), o[1:3])
         with np.errstate(all="ignore"):
-            self._fset(ins, o[0], a + b, mask, mods)
+            if rounding is None:
+                total = a + b
+            else:
+                total = _fma32(np.asarray(a, dtype=np.float64), np.float64(1), np.asarray(b, dtype=np.float64),
+                               rounding)
+            self._fset(ins, o[0], total, mask, mods)
 
     def op_FMUL(self, ins, mods, o, mask):
         """FMUL.RZ/.RM/.RP too (ptxas scales sin.approx / cos.approx by 1/(2 pi) with FMUL.RZ): the
@@ -2404,20 +2414,71 @@ class Launch:
             return
         self._half_result(ins, tuple(m for m in mods if m != "NAN"), o[0], pick(al, bl), pick(ah, bh), mask)
 
+    # F2FP's forms (PTX cvt to packed narrow formats; tools: probe s44 simops): a source type (F32 unless named
+    # after the destination: .F16 for an f16x2 source, .E4M3 / .E5M2 for an 8-bit pair), a destination (F16 unless
+    # .BF16 / .E4M3 / .E5M2), and a shape: PACK_AB d = {hi: a, lo: b} (cvt.rn.f16x2.f32 d, a, b); MERGE_C d's low
+    # half a, its high half C's (cvt.rn.relu.f16.f32: F2FP.RELU.MERGE_C R0, R2, RZ); PACK_AB_MERGE_C the 8-bit pair
+    # {a, b} in d's low half, C's high half (cvt.rn.satfinite.e4m3x2.f32); UNPACK_B_MERGE_C b's f16x2 narrowed to an
+    # 8-bit pair in the low half (cvt.rn.satfinite.e4m3x2.f16x2); UNPACK_B b's 8-bit pair widened to f16x2
+    # (cvt.rn.f16x2.e4m3x2).  C's half is read from the name alone: ptxas writes RZ there and masks the result.
+    _F2FP_SHAPES = ("PACK_AB", "MERGE_C", "PACK_AB_MERGE_C", "UNPACK_B_MERGE_C", "UNPACK_B")
+    _F2FP_TYPES = ("F16", "BF16", "E4M3", "E5M2", "F32")
+
     def op_F2FP(self, ins, mods, o, mask):
-        if "PACK_AB" not in mods or any(m not in ("PACK_AB", "F16", "F32", "BF16", "RN") for m in mods):
+        """Each value rounded once (formats.round_bits; .RZ toward zero, else to nearest even), .RELU a negative
+        result +0, .SATFINITE past the largest finite value that value (a NaN stays one); a NaN the format's
+        canonical NaN.  Before probe s44 simops only PACK_AB / .BF16 to nearest ran."""
+        shapes = [m for m in mods if m in self._F2FP_SHAPES]
+        types = [m for m in mods if m in self._F2FP_TYPES]
+        flags = [m for m in mods if m not in self._F2FP_SHAPES + self._F2FP_TYPES]
+        if len(shapes) != 1 or [m for m in flags if m not in ("RN", "RZ", "RELU", "SATFINITE")] or len(types) > 2:
             self._unmodeled(ins)
-        a, b = self.f32(ins, o[1]), self.f32(ins, o[2])      # PTX cvt.rn.f16x2.f32 d, a, b: a high, b low
-        if "BF16" in mods:
-            value = (_bf16(a) << np.uint32(16)) | _bf16(b)
+        shape = shapes[0]
+        mode = "RZ" if "RZ" in flags else "RN"
+        relu, satfinite = "RELU" in flags, "SATFINITE" in flags
+        dst = types[0] if types else "F16"
+        src = types[1] if len(types) > 1 else "F32"
+        narrow8 = dst in ("E4M3", "E5M2")
+
+        def bits(x, fmt=dst):
+            return formats.round_bits(self._full(np.asarray(x, dtype=np.float64)), fmt, mode, satfinite, relu)
+
+        def merge(low16):
+            return (self._full(self.u32(ins, o[-1])) & np.uint32(0xFFFF0000)) | (low16 & np.uint32(0xFFFF))
+
+        if shape == "UNPACK_B":
+            if dst != "F16" or src not in ("E4M3", "E5M2") or satfinite or mode != "RN" or len(o) != 2:
+                self._unmodeled(ins, f"{ins.full_opcode} (F2FP.F16.E4M3 / .E5M2.UNPACK_B Rd, Rb: an 8-bit pair "
+                                     "widened)")
+            word = self._full(self.u32(ins, o[1]))
+            if o[1].half == "H1":
+                word = word >> np.uint32(16)
+            low, high = (formats.widen((word >> np.uint32(k)) & np.uint32(0xFF), src) for k in (0, 8))
+            value = bits(low, "F16") | (bits(high, "F16") << np.uint32(16))
+        elif shape == "UNPACK_B_MERGE_C":
+            if not narrow8 or src != "F16" or len(o) != 3:
+                self._unmodeled(ins)
+            word = self._full(self.u32(ins, o[1]))
+            low, high = (formats.widen((word >> np.uint32(k)) & np.uint32(0xFFFF), "F16") for k in (0, 16))
+            value = merge(bits(low) | (bits(high) << np.uint32(8)))
+        elif src != "F32" or narrow8 != (shape == "PACK_AB_MERGE_C") or len(o) != (3 if shape == "MERGE_C" else
+                                                                               4 if narrow8 else 3):
+            self._unmodeled(ins)
+        elif shape == "MERGE_C":
+            value = merge(bits(self.f32(ins, o[1])))
         else:
-            value = _pack(b, a)
-        self._dst(ins, o[0], self._full(value.astype(np.uint32)), mask)
+            a, b = self.f32(ins, o[1]), self.f32(ins, o[2])      # PTX cvt d, a, b: a high, b low
+            if narrow8:
+                value = merge(bits(b) | (bits(a) << np.uint32(8)))
+            else:
+                value = bits(b) | (bits(a) << np.uint32(16))
+        self._dst(ins, o[0], self._full(np.asarray(value, dtype=np.uint32)), mask)
 
     def op_F2F(self, ins, mods, o, mask):
         types = [m for m in mods if m in ("F16", "F32", "F64", "BF16")]
         rounding = [m for m in mods if m in ("RZ", "RM", "RP")]
-        if len(types) != 2 or rounding and types != ["F32", "F64"]:
+        if len(types) != 2 or rounding and types not in (["F32", "F64"], ["F16", "F32"], ["F16", "F64"],
+                                                         ["BF16", "F32"], ["BF16", "F64"]):
             self._unmodeled(ins)
         dst, src = types
         if src == "F64":
@@ -2450,12 +2511,11 @@ class Launch:
             self._dst(ins, o[0], self._full(value.view(np.uint32)), mask)
         elif dst == "F32":
             self._fset(ins, o[0], _round_f32(x, rounding[0] if rounding else "RN"), mask, ("FTZ",) if "FTZ" in mods else ())
-        elif dst == "F16":
-            with np.errstate(over="ignore"):            # past 65504 rounds to infinity, as IEEE's .rn
-                packed = _pack(x.astype(np.float32) if src == "F32" else x, 0.0)
-            self._dst(ins, o[0], packed & np.uint32(0xFFFF), mask)
-        else:
-            self._dst(ins, o[0], _bf16(x.astype(np.float32)), mask)
+        elif dst in ("F16", "BF16"):
+            # the exact operand rounded once (formats.round_bits): past the largest finite value an infinity to
+            # nearest, the largest value toward zero (cvt.rz / .rm / .rp .f16 .f32 / .f64: F2F.F16.F32.RM, refused
+            # before probe s44 simops); a binary64 narrowed to bfloat16 once too, never through binary32
+            self._dst(ins, o[0], formats.round_bits(x, dst, rounding[0] if rounding else "RN"), mask)
 
     # ------------------------------------------------------------ binary64
     def _dset(self, ins, d, value, mask):
