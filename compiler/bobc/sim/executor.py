@@ -294,6 +294,19 @@ def _min_max_nan(a, b, nan_modifier: bool):
     return (a_nan | b_nan) if nan_modifier else (a_nan & b_nan)
 
 
+def _xorsign(a, b, take_min, nan_modifier: bool, nan):
+    """PTX min / max .xorsign.abs: PTX min / max (_min_max) of |a| and |b|, given the sign bit of a XOR that of b --
+    a NaN's sign bit counts -- and both NaN, or either with .NaN, the canonical NaN.  As the H100 wrote for
+    min / max.xorsign.abs.bf16x2 (session 43: tests/gpu/logs/2026-12-07-s43-h100-nan_bits.log; max of |-NaN| and
+    |-2^-100| gave +2^-100, of +NaN and -0.19 gave -0.19); the same rule for binary16 and binary32
+    (tests/sass/test_sim_xorsign_s44.py, and tests/gpu/test_sim_probes_gpu.py on the GPU).  Refused by name before
+    probe s44 simops."""
+    with np.errstate(invalid="ignore"):
+        negative = np.signbit(a) != np.signbit(b)
+        magnitude = _min_max(np.abs(a), np.abs(b), take_min, nan_modifier, nan)
+        return np.where(np.isnan(magnitude), magnitude, np.where(negative, -magnitude, magnitude))
+
+
 def _min_max(a, b, take_min, nan_modifier: bool, nan):
     """PTX min / max (f32, f16, f16x2): a NaN input gives the other input; both NaN, or either with .NaN,
     `nan` (the canonical NaN); +0.0 > -0.0 (NumPy's fmin / fmax return either zero, by operand order)."""
@@ -2184,9 +2197,15 @@ class Launch:
 
     def op_FMNMX(self, ins, mods, o, mask):
         """PTX min/max: a NaN input gives the other input; both NaN, or either with .NAN (min.NaN /
-        max.NaN), give the canonical NaN (0x7fffffff), never an input's payload."""
-        a, b = self._fp_inputs(ins, tuple(m for m in mods if m != "NAN"), o[1:3])
+        max.NaN), give the canonical NaN (0x7fffffff), never an input's payload.  .XORSIGN (min / max
+        .xorsign.abs): _xorsign."""
+        xorsign = "XORSIGN" in mods
+        operands = [dataclasses.replace(x, absolute=False) for x in o[1:3]] if xorsign else o[1:3]
+        a, b = self._fp_inputs(ins, tuple(m for m in mods if m not in ("NAN", "XORSIGN")), operands)
         take_min = self.pred(ins, o[3])
+        if xorsign:
+            self._fset(ins, o[0], _xorsign(a, b, take_min, "NAN" in mods, _f(CANONICAL_NAN32)), mask)
+            return
         self._fset(ins, o[0], _min_max(a, b, take_min, "NAN" in mods, _f(CANONICAL_NAN32)), mask)
 
     _FCOMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
@@ -2336,11 +2355,10 @@ class Launch:
     # R, R, 1, 1, R and R, R, R, -RZ), neg / abs (HFMA2.BF16_V2 R, -RZ, RZ, -R / |R|) and min / max(.NaN)
     # (HMNMX2.BF16_V2(.NAN)): tools/ptx_corpus/bf16_forms.ptx, sm90_bf16_forms.ptx
     _BF16_MODIFIERS = {"HADD2": ("BF16_V2",), "HMUL2": ("BF16_V2",), "HFMA2": ("BF16_V2", "MMA", "RELU"),
-                       "HMNMX2": ("BF16_V2", "NAN")}
+                       "HMNMX2": ("BF16_V2", "NAN", "XORSIGN")}
 
     def _bf16_mods(self, ins, mods) -> bool:
-        """Whether `mods` name bfloat16 arithmetic; a modifier besides the modelled ones is refused by name
-        (.XORSIGN: min/max.xorsign.abs, whose sign and NaN rules the PTX ISA leaves unmeasured here)."""
+        """Whether `mods` name bfloat16 arithmetic; a modifier besides the modelled ones is refused by name."""
         if "BF16_V2" not in mods:
             return False
         unknown = [m for m in mods if m not in self._BF16_MODIFIERS[ins.opcode]]
@@ -2402,17 +2420,20 @@ class Launch:
 
     def op_HMNMX2(self, ins, mods, o, mask):
         """Each half as FMNMX: both NaN, or either with .NAN, give the canonical NaN 0x7fff (binary32's
-        0x7fffffff rounds to it: a NaN's payload is truncated to its top 10 bits)."""
+        0x7fffffff rounds to it: a NaN's payload is truncated to its top 10 bits); .XORSIGN as FMNMX's."""
         bfloat = self._bf16_mods(ins, mods)
-        (al, ah), (bl, bh) = self._half_operands(ins, o[1:3], bfloat=bfloat)
+        xorsign = "XORSIGN" in mods
+        operands = [dataclasses.replace(x, absolute=False) for x in o[1:3]] if xorsign else o[1:3]
+        (al, ah), (bl, bh) = self._half_operands(ins, operands, bfloat=bfloat)
         take_min = self.pred(ins, o[3])
 
         def pick(a, b):
-            return _min_max(a, b, take_min, "NAN" in mods, _f(CANONICAL_NAN32))
+            return (_xorsign if xorsign else _min_max)(a, b, take_min, "NAN" in mods, _f(CANONICAL_NAN32))
         if bfloat:          # the pick is one of the bfloat16 inputs (exact) or the NaN: _bf16 keeps it
             self._bf16_result(ins, (), o[0], _bf16(pick(al, bl)), _bf16(pick(ah, bh)), mask)
             return
-        self._half_result(ins, tuple(m for m in mods if m != "NAN"), o[0], pick(al, bl), pick(ah, bh), mask)
+        self._half_result(ins, tuple(m for m in mods if m not in ("NAN", "XORSIGN")), o[0], pick(al, bl),
+                          pick(ah, bh), mask)
 
     # F2FP's forms (PTX cvt to packed narrow formats; tools: probe s44 simops): a source type (F32 unless named
     # after the destination: .F16 for an f16x2 source, .E4M3 / .E5M2 for an 8-bit pair), a destination (F16 unless
