@@ -2276,10 +2276,12 @@ class Launch:
             word = self._full(self.f32(ins, o[1])).view(np.uint32)     # `-R` / `|R|` act on the sign bit
             self._dst(ins, o[0], _mufu64h(function, word), mask)
             return
-        if len(mods) > 1:
-            # MUFU.EX2.F16 / .TANH.F16 / .TANH.BF16 (PTX ex2.approx.f16, tanh.approx.f16 / .bf16) read and
-            # write a 16-bit value: modelled as binary32 they stored 1.0f's bits for ex2(0), silently
-            self._unmodeled(ins, f"{ins.full_opcode} (MUFU of binary32 operands alone)")
+        if len(mods) == 2 and function in ("EX2", "TANH") and mods[1] in ("F16", "BF16"):
+            self._mufu16(ins, function, mods[1], o, mask)
+            return
+        if len(mods) > 1 or o[1].half:
+            # modelled as binary32 a 16-bit MUFU stored 1.0f's bits for ex2(0), silently (probe s38)
+            self._unmodeled(ins, f"{ins.full_opcode} (MUFU.EX2 / .TANH .F16 / .BF16 and MUFU of binary32 operands)")
         with np.errstate(all="ignore"):
             x = self.f32(ins, o[1]).astype(np.float64)
             if function == "EX2":
@@ -2302,6 +2304,33 @@ class Launch:
             else:
                 self._unmodeled(ins)
         self._fset(ins, o[0], y, mask)
+
+    def _mufu16(self, ins, function: str, fmt: str, o, mask):
+        """MUFU.EX2 / .TANH .F16 / .BF16 (PTX ex2.approx.f16 / .ftz.bf16, tanh.approx.f16 / .bf16; ptxas writes one a
+        half, `MUFU.EX2.F16 R7, R2.H1` for the high one): the 16-bit operand (the register's low half, or its high
+        one with .H1) to a 16-bit result in the destination's low half, its high half 0 (ptxas packs the halves with
+        PRMT, reading only the low one).  The value is the exact function's rounded to nearest (binary64's exp2 /
+        tanh, then formats.round_bits), an approximation's stand-in as for binary32's MUFU: NVIDIA publishes no table
+        of the unit's 16-bit results, which may differ by an ulp or two (docs/simulator.md, "Arithmetic and its
+        precision"); the specials are the PTX ISA's (ex2(-inf) = +0, ex2(+inf) = +inf, tanh(+-inf) = +-1, tanh(+-0) =
+        +-0, a NaN the canonical NaN).  ex2.approx.ftz.bf16 (MUFU.EX2.BF16) flushes subnormal operands and results to
+        zero.  Refused by name from probe s38 to probe s44 simops."""
+        word = self._full(np.asarray(self.raw(ins, o[1]), dtype=np.uint32))
+        half = (word >> np.uint32(16)) if o[1].half == "H1" else word & np.uint32(0xFFFF)
+        x = formats.widen(half, fmt)
+        if o[1].absolute:
+            x = np.abs(x)
+        if o[1].negate:
+            x = -x
+        flush = function == "EX2" and fmt == "BF16"
+        tiny = 2.0 ** (1 - formats.FORMATS[fmt].bias)
+        with np.errstate(all="ignore"):
+            if flush:
+                x = np.where(np.abs(x) < tiny, np.copysign(0.0, x), x)
+            y = np.exp2(x) if function == "EX2" else np.tanh(x)
+            if flush:
+                y = np.where(np.abs(y) < tiny, np.copysign(0.0, y), y)
+        self._dst(ins, o[0], formats.round_bits(y, fmt), mask)
 
     # ------------------------------------------------------------ binary16 (packed pairs)
     def _half_operands(self, ins, operands, bfloat: bool = False):
@@ -2455,6 +2484,8 @@ class Launch:
         if len(shapes) != 1 or [m for m in flags if m not in ("RN", "RZ", "RELU", "SATFINITE")] or len(types) > 2:
             self._unmodeled(ins)
         shape = shapes[0]
+        if o[1].half == "H1" and shape != "UNPACK_B":
+            self._unmodeled(ins, f"{ins.full_opcode} with a high-half source (read on F2FP ...UNPACK_B alone)")
         mode = "RZ" if "RZ" in flags else "RN"
         relu, satfinite = "RELU" in flags, "SATFINITE" in flags
         dst = types[0] if types else "F16"
