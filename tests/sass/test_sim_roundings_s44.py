@@ -123,18 +123,29 @@ def widen(bits: int, fmt: str) -> float:
     return -value if bits & sign_bit else value
 
 
-def same(got: np.ndarray, want: list, fmt_of_field, words, what: str, width: int = 16) -> None:
-    """Each field of `got` (16-bit fields: low, high; or 8-bit) equals the oracle's, a NaN any NaN of the format."""
-    bad = []
-    for i, (g, w) in enumerate(zip(got.tolist(), want)):
-        fields = w if isinstance(w, tuple) else (w,)
-        for k, wk in enumerate(fields):
+def _is_nan32(v: int) -> bool:
+    return (v & 0x7F800000) == 0x7F800000 and v & 0x7FFFFF != 0
+
+
+def field_faults(got: np.ndarray, want: list, fmt: str, width: int, words) -> tuple[list, list]:
+    """(lines where a field of `got` differs from the oracle's, lines giving each NaN field's bits): fields of `width`
+    bits, low first; a NaN of the oracle (NAN) is met by any NaN of the format (`fmt`, or "f32")."""
+    is_nan = _is_nan32 if fmt == "f32" else FORMATS[fmt][4]
+    bad, nans = [], []
+    for i, (g, w) in enumerate(zip(np.asarray(got).tolist(), want)):
+        for k, wk in enumerate(w if isinstance(w, tuple) else (w,)):
             gk = (g >> (width * k)) & ((1 << width) - 1)
-            fmt = fmt_of_field
-            ok = FORMATS[fmt][4](gk) if wk == NAN else gk == wk
-            if not ok:
-                bad.append(f"  {' '.join(f'{int(v):08x}' for v in words[:3, i])}: field {k} got {gk:#x}, want "
-                           f"{'NaN' if wk == NAN else hex(wk)}")
+            where = f"  {' '.join(f'{int(v):08x}' for v in words[:3, i])}: field {k}"
+            if wk == NAN:
+                nans.append(f"{where}: {gk:#x}")
+            if not (is_nan(gk) if wk == NAN else gk == wk):
+                bad.append(f"{where} got {gk:#x}, want {'NaN' if wk == NAN else hex(wk)}")
+    return bad, nans
+
+
+def same(got: np.ndarray, want: list, fmt: str, words, what: str, width: int = 16) -> None:
+    """Each field of `got` equals the oracle's, a NaN any NaN of the format."""
+    bad, _ = field_faults(got, want, fmt, width, words)
     assert not bad, f"{what}: {len(bad)} fields wrong\n" + "\n".join(bad[:10])
 
 
