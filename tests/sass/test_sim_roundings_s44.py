@@ -328,6 +328,69 @@ def test_oracle_by_hand():
     assert widen(0x7E, "e4m3") == 448.0 and math.isnan(widen(0xFF, "e4m3")) and widen(0xFC, "e5m2") == -math.inf
 
 
+# ----------------------------------------------------------------- fma.rn.relu.f16x2, cvt.rni .f16.f16, cvt .f16 .s32 / .u32
+def _fma_relu(a: int, b: int, c: int):
+    """fma.rn.relu.f16 of three binary16 bit patterns: the exact a * b + c rounded once, a negative result (and -0)
+    +0, a NaN a NaN (specials by NumPy's binary64, exact there)."""
+    x, y, z = (widen(v, "f16") for v in (a, b, c))
+    if not all(math.isfinite(v) for v in (x, y, z)):
+        with np.errstate(all="ignore"):
+            r = float(np.float64(x) * np.float64(y) + np.float64(z))
+        return NAN if math.isnan(r) else narrow(r, "f16", relu=True)
+    exact = Fraction(x) * Fraction(y) + Fraction(z)
+    return narrow(exact, "f16", relu=True) if exact != 0 else 0       # narrow() bisects the exact value
+
+
+def _round_integral(x: float, how: str) -> float:
+    """PTX cvt.rni / rzi / rmi / rpi to the same float type: IEEE 754 roundToIntegral, the sign of a zero kept."""
+    if not math.isfinite(x):
+        return x
+    r = {"rni": round, "rzi": math.trunc, "rmi": math.floor, "rpi": math.ceil}[how](x)   # round(): ties to even
+    return math.copysign(float(r), x)
+
+
+HALF_OPS = {  # name: (PTX on a = %r2, b = %r3, c = %r4 -> %r10, oracle(a, b, c words) -> fields, targets)
+    "fma_relu_f16x2": ("fma.rn.relu.f16x2 %r10, %r2, %r3, %r4;",
+                       lambda a, b, c: tuple(_fma_relu(a >> k & 0xFFFF, b >> k & 0xFFFF, c >> k & 0xFFFF)
+                                             for k in (0, 16))),
+    **{f"cvt_{how}_f16_f16": (f"mov.b32 {{%h1, %h2}}, %r2; cvt.{how}.f16.f16 %h3, %h1; cvt.u32.u16 %r10, %h3;",
+                              (lambda how: lambda a, b, c: NAN if math.isnan(widen(a & 0xFFFF, "f16")) else
+                               narrow(_round_integral(widen(a & 0xFFFF, "f16"), how), "f16"))(how))
+       for how in ("rni", "rzi", "rmi", "rpi")},
+    **{f"cvt_{m}_f16_{t}": (f"cvt.{m}.f16.{t} %h1, %r2; cvt.u32.u16 %r10, %h1;",
+                            (lambda m, t: lambda a, b, c: narrow(float(a - (1 << 32) if t == "s32" and a >> 31 else a),
+                                                                 "f16", m))(m, t))
+       for m in ("rn", "rz", "rm", "rp") for t in ("s32", "u32")},
+}
+
+
+def half_words(count: int = 1024) -> np.ndarray:
+    """[4, count]: binary16 halves of every exponent (random words), then small integers and binary16's range edges
+    in the a word (the integer conversions' operands)."""
+    rng = np.random.default_rng(14)
+    words = rng.integers(0, 1 << 32, (4, count), dtype=np.uint32)
+    edges = [0, 1, 2047, 2048, 2049, 4097, 65504, 65519, 65520, 65536, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0xFFFF0010]
+    words[0, :len(edges)] = edges
+    words[0, 64:128] = rng.integers(0, 1 << 17, 64, dtype=np.uint32)
+    # binary16 halves near integers: .5 ties, 2.5, -0.5, -0
+    halves = [0x3800, 0x4100, 0xB800, 0x8000, 0x3C00, 0x3E00, 0xBE00, 0x4500, 0x7C00, 0xFC00, 0x7E00, 0x6400, 0x0001]
+    words[0, 128:128 + len(halves)] = halves
+    return words
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("name", sorted(HALF_OPS))
+def test_half_relu_rounding_and_integer_conversions(name, arch, tmp_path, needs_ptxas):
+    """fma.rn.relu.f16x2 (HFMA2.RELU / HFMA2.MMA.RELU: "(modifier RELU) is not modeled"), cvt.rni / rzi / rmi / rpi
+    .f16.f16 (FRND.F16: "not modeled", then refused as a hazard where ptxas sets a scoreboard on it) and cvt.rn / rz
+    / rm / rp .f16 .s32 / .u32 (I2F.F16: "not modeled") before probe s44 simops; now each the oracle's."""
+    body, oracle = HALF_OPS[name]
+    words = half_words()
+    got = run(name, arch, body, words, tmp_path)
+    want = [oracle(int(a), int(b), int(c)) for a, b, c in zip(words[0], words[1], words[2])]
+    same(got, want, "f16", words, f"{name} ({arch})")
+
+
 # ----------------------------------------------------------------- the GPU's (tests/gpu/test_sim_probes_gpu.py)
 def sm90_cases() -> dict:
     """name -> (PTX for sm_90, input words [4, n], the expected first words as a list of fields per thread, the fields'
@@ -344,4 +407,8 @@ def sm90_cases() -> dict:
             (CONVERSIONS[name][0], *CONVERSIONS[name][3:])
         words = conversion_words(name)
         out[f"s44_{name}"] = (kernel(f"s44_{name}", "sm_90", body), words, conversion_expected(name, words), fmt, width)
+    for name, (body, oracle) in sorted(HALF_OPS.items()):
+        words = half_words()
+        out[f"s44_{name}"] = (kernel(f"s44_{name}", "sm_90", body), words,
+                              [oracle(int(a), int(b), int(c)) for a, b, c in zip(words[0], words[1], words[2])], "f16", 16)
     return out

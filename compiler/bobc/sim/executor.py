@@ -2065,8 +2065,8 @@ class Launch:
         unsigned = any(m in mods for m in ("U8", "U16", "U32", "U64"))
         to64 = "F64" in mods
         mode = next((m for m in mods if m in ("RN", "RZ", "RM", "RP")), "RN")
-        if "F16" in mods:
-            self._unmodeled(ins)
+        if "F16" in mods and (src64 or to64):
+            self._unmodeled(ins, f"{ins.full_opcode} (I2F.F16 of an integer of 32 bits or fewer)")
         if src64:
             low = np.asarray(self.raw(ins, o[1], 0)).astype(np.uint64)
             high = np.asarray(self.raw(ins, o[1], 1)).astype(np.uint64)
@@ -2083,6 +2083,12 @@ class Launch:
                 word = np.where(word >= 1 << (width - 1), word - (1 << width), word)
             value = word.astype(np.float64)
         value = self._full(value)
+        if "F16" in mods:
+            # PTX cvt.rn / .rz / .rm / .rp .f16 .s32 / .u32 ...: the integer (exact in binary64) rounded once to
+            # binary16, past 65504 an infinity or 65504 by the mode; the destination's high half 0 (ptxas packs it
+            # with PRMT from the low half).  Refused before probe s44 simops.
+            self._dst(ins, o[0], formats.round_bits(value, "F16", mode), mask)
+            return
         if to64:
             bits = value.astype(np.float64).view(np.uint64)
             self._dst(ins, o[0], (bits & MASK32).astype(np.uint32), mask)
@@ -2135,9 +2141,17 @@ class Launch:
         stays a NaN."""
         rounding = {"FLOOR": np.floor, "CEIL": np.ceil, "TRUNC": np.trunc}
         known = [m for m in mods if m in rounding]
-        if [m for m in mods if m not in rounding and m != "F64"] or len(known) > 1:
+        if [m for m in mods if m not in rounding and m not in ("F64", "F16")] or len(known) > 1 or \
+                ("F64" in mods and "F16" in mods):
             self._unmodeled(ins)
         function = rounding[known[0]] if known else np.rint
+        if "F16" in mods:
+            # FRND.F16 (cvt.rni / rzi / rmi / rpi .f16.f16): the low half's binary16 (exact in binary64) to the
+            # integral value, written to the low half, the high half 0 (ptxas packs it with PRMT); refused before
+            # probe s44 simops
+            x = formats.widen(self._full(np.asarray(self.u32(ins, o[1]), dtype=np.uint32)) & np.uint32(0xFFFF), "F16")
+            self._dst(ins, o[0], formats.round_bits(function(x), "F16"), mask)
+            return
         if "F64" in mods:
             self._dset(ins, o[0], function(self.f64(ins, o[1])), mask)
         else:
@@ -2368,9 +2382,15 @@ class Launch:
         return out
 
     def _half_result(self, ins, mods, d, low, high, mask):
-        unknown = [m for m in mods if m not in ("F32", "MMA", "FTZ", "SAT", "RN")]
-        if unknown:
-            self._unmodeled(ins, f"{ins.full_opcode} (modifier {'.'.join(unknown)})")
+        unknown = [m for m in mods if m not in ("F32", "MMA", "FTZ", "SAT", "RN", "RELU")]
+        if unknown or ("RELU" in mods and ins.opcode != "HFMA2"):
+            self._unmodeled(ins, f"{ins.full_opcode} (modifier {'.'.join(unknown or ['RELU'])})")
+        if "RELU" in mods:
+            # PTX fma.rn.relu.f16 / .f16x2: "clamps the result to 0 if negative", -0 too (the H100's +0 for
+            # fma.rn.relu.bf16's -0, session 43); a NaN stays one.  Refused before probe s44 simops.
+            with np.errstate(invalid="ignore"):
+                low, high = (np.where((np.asarray(v) < 0) | ((np.asarray(v) == 0) & np.signbit(v)), 0.0, v)
+                             for v in (low, high))
         if "SAT" in mods:
             low, high = (np.where(np.isnan(v), 0.0, np.clip(v, 0, 1)) for v in (low, high))
         if "F32" in mods:
