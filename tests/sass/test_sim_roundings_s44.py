@@ -349,6 +349,51 @@ def _round_integral(x: float, how: str) -> float:
     return math.copysign(float(r), x)
 
 
+def _ftz16(bits: int) -> float:
+    """A binary16 operand under .ftz: a subnormal one a zero of its sign."""
+    x = widen(bits, "f16")
+    return math.copysign(0.0, x) if abs(x) < 2.0 ** -14 else x
+
+
+def _half_ftz(op: str, a: int, b: int, c: int):
+    """add / mul / fma .rn.ftz.f16 of binary16 bit patterns: subnormal operands flushed, the exact result rounded once
+    to nearest, a subnormal result a zero of its sign (PTX ISA: ".ftz ... subnormal inputs and results are flushed to
+    sign-preserving zero"); an exact zero's sign by IEEE 754 6.3 (rounding to nearest); specials by NumPy's binary64."""
+    x, y, z = _ftz16(a), _ftz16(b), _ftz16(c)
+    if op == "add":
+        x, y, z = 1.0, x, y                          # 1 * a + b
+    if op == "mul":
+        z = -0.0                                     # a * b + -0 is a * b, its zero's sign included
+    with np.errstate(all="ignore"):
+        plain = float(np.float64(x) * np.float64(y) + np.float64(z))
+    if not all(math.isfinite(v) for v in (x, y, z)):
+        bits = NAN if math.isnan(plain) else narrow(plain, "f16")
+    else:
+        exact = Fraction(x) * Fraction(y) + Fraction(z)
+        bits = narrow(exact if exact != 0 else plain, "f16")   # an exact zero: binary64's sign, IEEE 754 6.3
+    if bits != NAN and bits & 0x7C00 == 0:
+        bits &= 0x8000
+    return bits
+
+
+def _pairwise(op):
+    return lambda a, b, c: tuple(_half_ftz(op, a >> k & 0xFFFF, b >> k & 0xFFFF, c >> k & 0xFFFF) for k in (0, 16))
+
+
+def _frnd_ftz(how):
+    def oracle(a, b, c):
+        x = float(np.array([a], np.uint32).view(np.float32)[0])
+        if math.isnan(x):
+            return NAN
+        x = math.copysign(0.0, x) if abs(x) < 2.0 ** -126 else x
+        return _f32_bits(_round_integral(x, how))
+    return oracle
+
+
+def _f32_bits(x: float) -> int:
+    return int(np.array([x], np.float32).view(np.uint32)[0])       # an integral binary32 value: exact
+
+
 HALF_OPS = {  # name: (PTX on a = %r2, b = %r3, c = %r4 -> %r10, oracle(a, b, c words) -> fields, targets)
     "fma_relu_f16x2": ("fma.rn.relu.f16x2 %r10, %r2, %r3, %r4;",
                        lambda a, b, c: tuple(_fma_relu(a >> k & 0xFFFF, b >> k & 0xFFFF, c >> k & 0xFFFF)
@@ -361,7 +406,12 @@ HALF_OPS = {  # name: (PTX on a = %r2, b = %r3, c = %r4 -> %r10, oracle(a, b, c 
                             (lambda m, t: lambda a, b, c: narrow(float(a - (1 << 32) if t == "s32" and a >> 31 else a),
                                                                  "f16", m))(m, t))
        for m in ("rn", "rz", "rm", "rp") for t in ("s32", "u32")},
+    "add_ftz_f16x2": ("add.ftz.f16x2 %r10, %r2, %r3;", _pairwise("add")),
+    "mul_ftz_f16x2": ("mul.ftz.f16x2 %r10, %r2, %r3;", _pairwise("mul")),
+    "fma_ftz_f16x2": ("fma.rn.ftz.f16x2 %r10, %r2, %r3, %r4;", _pairwise("fma")),
 }
+FRND_FTZ = {f"cvt_{how}_ftz_f32": (f"cvt.{how}.ftz.f32.f32 %f5, %f1; mov.b32 %r10, %f5;", _frnd_ftz(how))
+            for how in ("rmi", "rpi", "rzi", "rni")}
 
 
 def half_words(count: int = 1024) -> np.ndarray:
@@ -375,7 +425,24 @@ def half_words(count: int = 1024) -> np.ndarray:
     # binary16 halves near integers: .5 ties, 2.5, -0.5, -0
     halves = [0x3800, 0x4100, 0xB800, 0x8000, 0x3C00, 0x3E00, 0xBE00, 0x4500, 0x7C00, 0xFC00, 0x7E00, 0x6400, 0x0001]
     words[0, 128:128 + len(halves)] = halves
+    # subnormal binary16 halves and products that land in the subnormal range (.ftz), binary32 subnormals (FRND.FTZ)
+    words[:3, 160:224] = rng.integers(0, 0x0800, (3, 64), dtype=np.uint32) * np.uint32(0x10001) ^ \
+        (rng.integers(0, 2, (3, 64), dtype=np.uint32) * np.uint32(0x80008000))
+    words[:2, 224:288] = (rng.integers(0x1000, 0x2C00, (2, 64), dtype=np.uint32) * np.uint32(0x10001))
+    words[0, 288:320] = rng.integers(1, 1 << 23, 32, dtype=np.uint32) | (np.arange(32, dtype=np.uint32) % 2 << 31)
     return words
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("name", sorted(FRND_FTZ))
+def test_integral_rounding_ftz(name, arch, tmp_path, needs_ptxas):
+    """cvt.rmi / rpi / rzi / rni .ftz.f32.f32 (FRND.FTZ.FLOOR ...): "FRND.FTZ.TRUNC is not modeled" before probe s44
+    simops; a subnormal operand is a zero of its sign first (floor(-2^-149) with .ftz is -0, not -1)."""
+    body, oracle = FRND_FTZ[name]
+    words = half_words()
+    got = run(name, arch, body, words, tmp_path)
+    want = [oracle(int(a), 0, 0) for a in words[0]]
+    same(got, want, "f32", words, f"{name} ({arch})", 32)
 
 
 @pytest.mark.parametrize("arch", ARCHES)
@@ -383,7 +450,8 @@ def half_words(count: int = 1024) -> np.ndarray:
 def test_half_relu_rounding_and_integer_conversions(name, arch, tmp_path, needs_ptxas):
     """fma.rn.relu.f16x2 (HFMA2.RELU / HFMA2.MMA.RELU: "(modifier RELU) is not modeled"), cvt.rni / rzi / rmi / rpi
     .f16.f16 (FRND.F16: "not modeled", then refused as a hazard where ptxas sets a scoreboard on it) and cvt.rn / rz
-    / rm / rp .f16 .s32 / .u32 (I2F.F16: "not modeled") before probe s44 simops; now each the oracle's."""
+    / rm / rp .f16 .s32 / .u32 (I2F.F16: "not modeled") before probe s44 simops; now each the oracle's.  And add / mul
+    / fma .ftz .f16x2 (HADD2.FTZ ...), which ran with .FTZ dropped: mul.ftz.f16x2 of 2^-24 and 1 stored 2^-24, not 0."""
     body, oracle = HALF_OPS[name]
     words = half_words()
     got = run(name, arch, body, words, tmp_path)
@@ -411,4 +479,8 @@ def sm90_cases() -> dict:
         words = half_words()
         out[f"s44_{name}"] = (kernel(f"s44_{name}", "sm_90", body), words,
                               [oracle(int(a), int(b), int(c)) for a, b, c in zip(words[0], words[1], words[2])], "f16", 16)
+    for name, (body, oracle) in sorted(FRND_FTZ.items()):
+        words = half_words()
+        out[f"s44_{name}"] = (kernel(f"s44_{name}", "sm_90", body), words, [oracle(int(a), 0, 0) for a in words[0]],
+                              "f32", 32)
     return out

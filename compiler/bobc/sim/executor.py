@@ -2141,10 +2141,12 @@ class Launch:
         stays a NaN."""
         rounding = {"FLOOR": np.floor, "CEIL": np.ceil, "TRUNC": np.trunc}
         known = [m for m in mods if m in rounding]
-        if [m for m in mods if m not in rounding and m not in ("F64", "F16")] or len(known) > 1 or \
+        if [m for m in mods if m not in rounding and m not in ("F64", "F16", "FTZ")] or len(known) > 1 or \
                 ("F64" in mods and "F16" in mods):
             self._unmodeled(ins)
         function = rounding[known[0]] if known else np.rint
+        if "FTZ" in mods and ("F16" in mods or "F64" in mods):
+            self._unmodeled(ins)
         if "F16" in mods:
             # FRND.F16 (cvt.rni / rzi / rmi / rpi .f16.f16): the low half's binary16 (exact in binary64) to the
             # integral value, written to the low half, the high half 0 (ptxas packs it with PRMT); refused before
@@ -2155,7 +2157,10 @@ class Launch:
         if "F64" in mods:
             self._dset(ins, o[0], function(self.f64(ins, o[1])), mask)
         else:
-            self._fset(ins, o[0], function(self.f32(ins, o[1])), mask)
+            # .FTZ (cvt.rzi / rmi / rpi / rni .ftz.f32.f32): a subnormal operand is a zero of its sign first, so
+            # FLOOR of -2^-149 is -0, not -1 (refused before probe s44 simops)
+            x = self.f32(ins, o[1])
+            self._fset(ins, o[0], function(_ftz32(x) if "FTZ" in mods else x), mask)
 
     # ------------------------------------------------------------ binary32
     def _fset(self, ins, d, value, mask, mods=()):
@@ -2347,6 +2352,14 @@ class Launch:
         self._dst(ins, o[0], formats.round_bits(y, fmt), mask)
 
     # ------------------------------------------------------------ binary16 (packed pairs)
+    @staticmethod
+    def _ftz_halves(pairs, ftz: bool):
+        """.FTZ's operands: a subnormal binary16 lane a zero of its sign (PTX .ftz .f16 / .f16x2)."""
+        if not ftz:
+            return pairs
+        tiny = np.float32(2.0 ** -14)
+        return [tuple(np.where(np.abs(v) < tiny, np.copysign(np.float32(0), v), v) for v in pair) for pair in pairs]
+
     def _half_operands(self, ins, operands, bfloat: bool = False):
         """Packed operands as (low, high) float32 pairs; two immediates in a row are one pair, the
         high half printed first (nvdisasm prints the word 0x3f800000 as `1.875, 0`; ptxas
@@ -2394,10 +2407,16 @@ class Launch:
         if "SAT" in mods:
             low, high = (np.where(np.isnan(v), 0.0, np.clip(v, 0, 1)) for v in (low, high))
         if "F32" in mods:
-            self._fset(ins, d, np.asarray(low, dtype=np.float64).astype(np.float32), mask)
-        else:
-            self._dst(ins, d, np.broadcast_to(_pack(np.asarray(low, dtype=np.float64),
-                                                    np.asarray(high, dtype=np.float64)), (self.threads,)), mask)
+            self._fset(ins, d, np.asarray(low, dtype=np.float64).astype(np.float32), mask,
+                       ("FTZ",) if "FTZ" in mods else ())
+            return
+        packed = _pack(np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64))
+        if "FTZ" in mods:
+            # PTX add / sub / mul / fma .ftz .f16(x2): a subnormal result is a zero of its sign (.FTZ was accepted and
+            # dropped before probe s44 simops: mul.ftz.f16x2 of 2^-24 and 1 stored 2^-24)
+            packed = np.where((packed & np.uint32(0x7C00)) == 0, packed & np.uint32(0xFFFF8000), packed)
+            packed = np.where((packed & np.uint32(0x7C000000)) == 0, packed & np.uint32(0x8000FFFF), packed)
+        self._dst(ins, d, np.broadcast_to(packed.astype(np.uint32), (self.threads,)), mask)
 
     # bfloat16 arithmetic (.BF16_V2): ptxas's fma.rn(.relu).bf16 / .bf16x2 (HFMA2(.MMA).BF16_V2(.RELU)),
     # sm_90's add / sub / mul .bf16 (HADD2 / HMUL2.BF16_V2 R, R.H0_H0, R.H0_H0) and .bf16x2 (HFMA2.MMA.BF16_V2
@@ -2430,7 +2449,7 @@ class Launch:
             one = np.float32(1)
             self._bf16_result(ins, mods, o[0], _bf16_fma(al, one, bl), _bf16_fma(ah, one, bh), mask)
             return
-        (al, ah), (bl, bh) = self._half_operands(ins, o[1:])
+        (al, ah), (bl, bh) = self._ftz_halves(self._half_operands(ins, o[1:]), "FTZ" in mods)
         with np.errstate(all="ignore"):
             self._half_result(ins, mods, o[0], np.float64(1) * al + bl, np.float64(1) * ah + bh, mask)
 
@@ -2440,7 +2459,7 @@ class Launch:
             zero = np.float32(-0.0)          # a * b + -0 is a * b, its zero's sign included
             self._bf16_result(ins, mods, o[0], _bf16_fma(al, bl, zero), _bf16_fma(ah, bh, zero), mask)
             return
-        (al, ah), (bl, bh) = self._half_operands(ins, o[1:])
+        (al, ah), (bl, bh) = self._ftz_halves(self._half_operands(ins, o[1:]), "FTZ" in mods)
         with np.errstate(all="ignore"):
             self._half_result(ins, mods, o[0], np.float64(1) * al * bl, np.float64(1) * ah * bh, mask)
 
@@ -2449,7 +2468,7 @@ class Launch:
             (al, ah), (bl, bh), (cl, ch) = self._half_operands(ins, o[1:], bfloat=True)
             self._bf16_result(ins, mods, o[0], _bf16_fma(al, bl, cl), _bf16_fma(ah, bh, ch), mask)
             return
-        (al, ah), (bl, bh), (cl, ch) = self._half_operands(ins, o[1:])
+        (al, ah), (bl, bh), (cl, ch) = self._ftz_halves(self._half_operands(ins, o[1:]), "FTZ" in mods)
         f = np.float64
         with np.errstate(all="ignore"):
             self._half_result(ins, mods, o[0], f(1) * al * bl + cl, f(1) * ah * bh + ch, mask)
