@@ -410,6 +410,10 @@ HALF_OPS = {  # name: (PTX on a = %r2, b = %r3, c = %r4 -> %r10, oracle(a, b, c 
     "mul_ftz_f16x2": ("mul.ftz.f16x2 %r10, %r2, %r3;", _pairwise("mul")),
     "fma_ftz_f16x2": ("fma.rn.ftz.f16x2 %r10, %r2, %r3, %r4;", _pairwise("fma")),
 }
+HALF_OPS["setp_lt_ftz_f16x2"] = ("setp.lt.ftz.f16x2 %p1|%p2, %r2, %r3; selp.u32 %r12, 1, 0, %p1; "
+                                 "selp.u32 %r13, 2, 0, %p2; or.b32 %r10, %r12, %r13;",
+                                 lambda a, b, c: sum(int(_ftz16(a >> k & 0xFFFF) < _ftz16(b >> k & 0xFFFF)) << (k // 16)
+                                                     for k in (0, 16)))
 FRND_FTZ = {f"cvt_{how}_ftz_f32": (f"cvt.{how}.ftz.f32.f32 %f5, %f1; mov.b32 %r10, %f5;", _frnd_ftz(how))
             for how in ("rmi", "rpi", "rzi", "rni")}
 

@@ -2478,9 +2478,11 @@ class Launch:
         halves' comparison, Pv the high halves' (after the lane selections), each combined with Pp."""
         cmp = mods[0] if mods else ""
         combine = next((m for m in mods if m in self._COMBINE), None)
-        if combine is None or [m for m in mods[1:] if m not in self._COMBINE]:
+        if combine is None or [m for m in mods[1:] if m not in self._COMBINE and m != "FTZ"]:
             self._unmodeled(ins)
-        (al, ah), (bl, bh) = self._half_operands(ins, o[2:4])
+        # .FTZ (setp.<cmp>.ftz.f16 / .f16x2): subnormal halves compared as zeros of their sign (refused before probe
+        # s44 simops)
+        (al, ah), (bl, bh) = self._ftz_halves(self._half_operands(ins, o[2:4]), "FTZ" in mods)
         c = self.pred(ins, o[4])
         f = self._COMBINE[combine]
         self._dst(ins, o[0], self._full(f(self._fcompare(ins, cmp, al, bl), c)), mask)
@@ -2492,7 +2494,8 @@ class Launch:
         bfloat = self._bf16_mods(ins, mods)
         xorsign = "XORSIGN" in mods
         operands = [dataclasses.replace(x, absolute=False) for x in o[1:3]] if xorsign else o[1:3]
-        (al, ah), (bl, bh) = self._half_operands(ins, operands, bfloat=bfloat)
+        (al, ah), (bl, bh) = self._ftz_halves(self._half_operands(ins, operands, bfloat=bfloat),
+                                              "FTZ" in mods and not bfloat)
         take_min = self.pred(ins, o[3])
 
         def pick(a, b):
