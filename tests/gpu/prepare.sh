@@ -153,6 +153,25 @@ from tests.sass.test_bf16_forms_s42 import BOTH, SM90, kernels
 for ptx, arch in ((BOTH, "sm_90"), (SM90, "sm_90a")):
     for kernel in kernels(ptx):
         both(str(ptx), kernel, arch)
+# probe s44 simops's forms (tests/sass/test_sim_roundings_s44.py, test_sim_xorsign_s44.py, test_sim_mufu16_s44.py):
+# directed FADD, narrow conversions (.rz / .relu / .satfinite, E4M3 / E5M2), min / max .xorsign.abs, 16-bit MUFU;
+# ptxas's cubin of each, and bobc's where its assembler has every form of ptxas's code (else none: the test skips it)
+import contextlib
+import io
+from tests.sass.test_sim_mufu16_s44 import sm90_cases as s44_mufu_cases
+from tests.sass.test_sim_roundings_s44 import sm90_cases as s44_rounding_cases
+from tests.sass.test_sim_xorsign_s44 import sm90_cases as s44_xorsign_cases
+for name, case in sorted({**s44_rounding_cases(), **s44_xorsign_cases(), **s44_mufu_cases()}.items()):
+    open(f"{d}/{name}.ptx", "w").write(case[0])
+    subprocess.run([ptxas(), "-arch=sm_90", "-O3", f"{d}/{name}.ptx", "-o", f"{d}/{name}.ptxas.cubin"], check=True)
+    listing = subprocess.run([nvdisasm(), "-hex", f"{d}/{name}.ptxas.cubin"], check=True, capture_output=True,
+                             text=True).stdout
+    open(f"{d}/{name}.lst", "w").write(listing)
+    with contextlib.redirect_stderr(io.StringIO()):
+        assembled = main(["asm", f"{d}/{name}.lst", "--arch", "sm_90", "--kernel", name, "--cubin",
+                          "-o", f"{d}/{name}.bobc.cubin"]) == 0
+    if not assembled:
+        print(f"prepare.sh: {name}: bobc's assembler lacks a form of ptxas's code; ptxas's cubin alone")
 PYEOF
 rm -rf .device/bob-reference
 cp -r tests/data/shared/data/bob-reference .device/

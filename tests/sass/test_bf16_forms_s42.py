@@ -10,7 +10,7 @@ PTX instruction, out[t] = op(a[t], b[t], c[t]).  With the pinned ptxas and nvdis
   subnormals down to 2^-133 kept: bfloat16 arithmetic has no .ftz), past the largest finite to infinity; a NaN
   result the canonical 0x7fff (docs/simulator.md); an exact zero sum +0 unless both terms are -0; .relu a
   negative result or -0 +0 (the H100 writes +0 for -0: session 43 GPU run); min / max the smaller / larger input (-0 < +0), a NaN input the other, both NaN (or either
-  with .NaN) the canonical NaN.  .XORSIGN stays refused in the simulator by name.
+  with .NaN) the canonical NaN.  .XORSIGN runs since probe s44 simops (tests/sass/test_sim_xorsign_s44.py).
 """
 from __future__ import annotations
 
@@ -221,11 +221,5 @@ def test_simulator_runs_to_the_ptx_isa(arch, ptx, kernel, tmp_path, needs_ptxas,
     assert not bad, f"{arch} {kernel}:\n" + "\n".join(bad[:12])
 
 
-@pytest.mark.parametrize("kernel", ["min_xorsign_abs_bf16x2", "max_xorsign_abs_bf16x2"])
-def test_xorsign_refused_by_name(kernel, tmp_path, needs_ptxas, needs_nvdisasm):
-    from bobc.sim.faults import Unmodeled
-    from bobc.sim.kernel import run_kernel
-    image = corpus_images("sm_86", kernel, tmp_path, BOTH)[0]
-    buffers, _ = case("min_bf16x2", 32)
-    with pytest.raises(Unmodeled, match=r"HMNMX2\.BF16_V2\.XORSIGN \(modifier XORSIGN of bfloat16 arithmetic\)"):
-        run_kernel(image, "sm_86", grid=1, block=32, params=["out", "a", "b", "c"], buffers=buffers, kernel_name=kernel)
+# .XORSIGN ran refused by name here until probe s44 simops modelled it: tests/sass/test_sim_xorsign_s44.py replays
+# session 43's H100 words for these kernels

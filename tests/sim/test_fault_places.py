@@ -33,10 +33,12 @@ def line_of(fault: SimulationFault) -> int:
 
 
 def test_an_unmodeled_modifier_names_the_instruction_its_line_and_the_first_thread():
-    fault = fault_of(".kernel rz\n    S2R R0, SR_TID.X\n    FADD.RZ R2, R0, R0\n    EXIT\n")
+    # (FADD.RZ was the example until probe s44 simops modelled it; a LOP3 with a predicate input stays refused)
+    fault = fault_of(".kernel rz\n    S2R R0, SR_TID.X\n    LOP3.LUT P0, R2, R0, R0, RZ, 0xc0, P1\n    EXIT\n")
     assert isinstance(fault, Unmodeled)
     assert (fault.launch, fault.pc, line_of(fault)) == ("kernel rz", 0x10, 3)
-    assert fault.message.startswith("kernel rz: instruction at 0x0010 (FADD.RZ R2, R0, R0): FADD.RZ")
+    assert fault.message.startswith("kernel rz: instruction at 0x0010 (LOP3.LUT P0, R2, R0, R0, RZ, 0xc0, P1): "
+                                    "LOP3.LUT with a predicate input")
     assert fault.message.endswith("; first faulting thread (0, 0, 0) of block (0, 0, 0) (warp 0, lane 0)")
 
 
@@ -162,7 +164,7 @@ def test_run_kernel_refuses_a_kernel_over_its_register_budget_as_the_assembler_d
 
 
 def test_a_kernel_name_given_wins_over_the_sources():
-    fault = fault_of(".kernel rz\n    FADD.RZ R2, RZ, RZ\n    EXIT\n", kernel_name="mine")
+    fault = fault_of(".kernel rz\n    LOP3.LUT P0, R2, RZ, RZ, RZ, 0xc0, P1\n    EXIT\n", kernel_name="mine")
     assert fault.message.startswith("kernel mine: instruction at 0x0000")
 
 
@@ -189,13 +191,14 @@ def _sim(tmp_path, copy, *extra):
 
 
 def test_bobc_sim_places_an_unmodeled_instruction_in_its_source(tmp_path, capsys):
-    copy, kernel = _plan_with(tmp_path, "    FADD R14, R14, R12\n", "    FADD.RZ R14, R14, R12\n")
+    refused = "LOP3.LUT P0, R14, R14, R12, RZ, 0xc0, PT"      # FADD.RZ until probe s44 simops modelled it
+    copy, kernel = _plan_with(tmp_path, "    FADD R14, R14, R12\n", f"    {refused}\n")
     assert _sim(tmp_path, copy) == 7
     err = capsys.readouterr().err
-    line = kernel.read_text().split("\n").index("    FADD.RZ R14, R14, R12") + 1
+    line = kernel.read_text().split("\n").index(f"    {refused}") + 1
     assert err.startswith(f"bobc sim: {kernel}:{line}:5: error: launch 1 (linreg-predict): instruction at ")
-    assert "FADD.RZ (modifier RZ) is not modeled; first faulting thread (0, 0, 0) of block (0, 0, 0)" in err
-    assert "\n      FADD.RZ R14, R14, R12\n      ^" in err and "Traceback" not in err
+    assert "LOP3.LUT with a predicate input is not modeled; first faulting thread (0, 0, 0) of block (0, 0, 0)" in err
+    assert f"\n      {refused}\n      ^" in err and "Traceback" not in err
 
 
 def test_bobc_sim_stops_an_endless_loop_at_max_steps_in_its_source(tmp_path, capsys):

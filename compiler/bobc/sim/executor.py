@@ -50,6 +50,7 @@ from ..plan.model import cluster_tiles
 from ..resources import doc
 from .arch import sim_arch
 from ..targets import TARGETS
+from . import formats
 from .faults import BlocksRace, Hazard, LanesRace, WarpsRace, OutOfBounds, SimulationFault, Unmodeled
 from .hazards import Checker
 from .memory import Memory, Residency
@@ -291,6 +292,19 @@ def _min_max_nan(a, b, nan_modifier: bool):
     """Where PTX min/max give the canonical NaN: both inputs NaN, or either with .NaN."""
     a_nan, b_nan = np.isnan(a), np.isnan(b)
     return (a_nan | b_nan) if nan_modifier else (a_nan & b_nan)
+
+
+def _xorsign(a, b, take_min, nan_modifier: bool, nan):
+    """PTX min / max .xorsign.abs: PTX min / max (_min_max) of |a| and |b|, given the sign bit of a XOR that of b --
+    a NaN's sign bit counts -- and both NaN, or either with .NaN, the canonical NaN.  As the H100 wrote for
+    min / max.xorsign.abs.bf16x2 (session 43: tests/gpu/logs/2026-12-07-s43-h100-nan_bits.log; max of |-NaN| and
+    |-2^-100| gave +2^-100, of +NaN and -0.19 gave -0.19); the same rule for binary16 and binary32
+    (tests/sass/test_sim_xorsign_s44.py, and tests/gpu/test_sim_probes_gpu.py on the GPU).  Refused by name before
+    probe s44 simops."""
+    with np.errstate(invalid="ignore"):
+        negative = np.signbit(a) != np.signbit(b)
+        magnitude = _min_max(np.abs(a), np.abs(b), take_min, nan_modifier, nan)
+        return np.where(np.isnan(magnitude), magnitude, np.where(negative, -magnitude, magnitude))
 
 
 def _min_max(a, b, take_min, nan_modifier: bool, nan):
@@ -2051,8 +2065,8 @@ class Launch:
         unsigned = any(m in mods for m in ("U8", "U16", "U32", "U64"))
         to64 = "F64" in mods
         mode = next((m for m in mods if m in ("RN", "RZ", "RM", "RP")), "RN")
-        if "F16" in mods:
-            self._unmodeled(ins)
+        if "F16" in mods and (src64 or to64):
+            self._unmodeled(ins, f"{ins.full_opcode} (I2F.F16 of an integer of 32 bits or fewer)")
         if src64:
             low = np.asarray(self.raw(ins, o[1], 0)).astype(np.uint64)
             high = np.asarray(self.raw(ins, o[1], 1)).astype(np.uint64)
@@ -2069,6 +2083,12 @@ class Launch:
                 word = np.where(word >= 1 << (width - 1), word - (1 << width), word)
             value = word.astype(np.float64)
         value = self._full(value)
+        if "F16" in mods:
+            # PTX cvt.rn / .rz / .rm / .rp .f16 .s32 / .u32 ...: the integer (exact in binary64) rounded once to
+            # binary16, past 65504 an infinity or 65504 by the mode; the destination's high half 0 (ptxas packs it
+            # with PRMT from the low half).  Refused before probe s44 simops.
+            self._dst(ins, o[0], formats.round_bits(value, "F16", mode), mask)
+            return
         if to64:
             bits = value.astype(np.float64).view(np.uint64)
             self._dst(ins, o[0], (bits & MASK32).astype(np.uint32), mask)
@@ -2121,13 +2141,26 @@ class Launch:
         stays a NaN."""
         rounding = {"FLOOR": np.floor, "CEIL": np.ceil, "TRUNC": np.trunc}
         known = [m for m in mods if m in rounding]
-        if [m for m in mods if m not in rounding and m != "F64"] or len(known) > 1:
+        if [m for m in mods if m not in rounding and m not in ("F64", "F16", "FTZ")] or len(known) > 1 or \
+                ("F64" in mods and "F16" in mods):
             self._unmodeled(ins)
         function = rounding[known[0]] if known else np.rint
+        if "FTZ" in mods and ("F16" in mods or "F64" in mods):
+            self._unmodeled(ins)
+        if "F16" in mods:
+            # FRND.F16 (cvt.rni / rzi / rmi / rpi .f16.f16): the low half's binary16 (exact in binary64) to the
+            # integral value, written to the low half, the high half 0 (ptxas packs it with PRMT); refused before
+            # probe s44 simops
+            x = formats.widen(self._full(np.asarray(self.u32(ins, o[1]), dtype=np.uint32)) & np.uint32(0xFFFF), "F16")
+            self._dst(ins, o[0], formats.round_bits(function(x), "F16"), mask)
+            return
         if "F64" in mods:
             self._dset(ins, o[0], function(self.f64(ins, o[1])), mask)
         else:
-            self._fset(ins, o[0], function(self.f32(ins, o[1])), mask)
+            # .FTZ (cvt.rzi / rmi / rpi / rni .ftz.f32.f32): a subnormal operand is a zero of its sign first, so
+            # FLOOR of -2^-149 is -0, not -1 (refused before probe s44 simops)
+            x = self.f32(ins, o[1])
+            self._fset(ins, o[0], function(_ftz32(x) if "FTZ" in mods else x), mask)
 
     # ------------------------------------------------------------ binary32
     def _fset(self, ins, d, value, mask, mods=()):
@@ -2146,9 +2179,18 @@ class Launch:
         return [_ftz32(v) for v in values] if "FTZ" in mods else values
 
     def op_FADD(self, ins, mods, o, mask):
-        a, b = self._fp_inputs(ins, mods, o[1:3])
+        """a + b (PTX add / sub .f32), .RZ / .RM / .RP too (add.rz / .rm / .rp .f32): rounded once in the mode as
+        FFMA's a * 1 + b (_fma32: the exact sum rounded to odd in binary64, then to binary32; an exact zero sum
+        -0 toward -inf unless both addends are +0, IEEE 754 6.3).  Refused by name before probe s44 simops."""
+        rounding = next((m for m in mods if m in ("RZ", "RM", "RP")), None)
+        a, b = self._fp_inputs(ins, tuple(m for m in mods if m != rounding), o[1:3])
         with np.errstate(all="ignore"):
-            self._fset(ins, o[0], a + b, mask, mods)
+            if rounding is None:
+                total = a + b
+            else:
+                total = _fma32(np.asarray(a, dtype=np.float64), np.float64(1), np.asarray(b, dtype=np.float64),
+                               rounding)
+            self._fset(ins, o[0], total, mask, mods)
 
     def op_FMUL(self, ins, mods, o, mask):
         """FMUL.RZ/.RM/.RP too (ptxas scales sin.approx / cos.approx by 1/(2 pi) with FMUL.RZ): the
@@ -2174,9 +2216,15 @@ class Launch:
 
     def op_FMNMX(self, ins, mods, o, mask):
         """PTX min/max: a NaN input gives the other input; both NaN, or either with .NAN (min.NaN /
-        max.NaN), give the canonical NaN (0x7fffffff), never an input's payload."""
-        a, b = self._fp_inputs(ins, tuple(m for m in mods if m != "NAN"), o[1:3])
+        max.NaN), give the canonical NaN (0x7fffffff), never an input's payload.  .XORSIGN (min / max
+        .xorsign.abs): _xorsign."""
+        xorsign = "XORSIGN" in mods
+        operands = [dataclasses.replace(x, absolute=False) for x in o[1:3]] if xorsign else o[1:3]
+        a, b = self._fp_inputs(ins, tuple(m for m in mods if m not in ("NAN", "XORSIGN")), operands)
         take_min = self.pred(ins, o[3])
+        if xorsign:
+            self._fset(ins, o[0], _xorsign(a, b, take_min, "NAN" in mods, _f(CANONICAL_NAN32)), mask)
+            return
         self._fset(ins, o[0], _min_max(a, b, take_min, "NAN" in mods, _f(CANONICAL_NAN32)), mask)
 
     _FCOMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
@@ -2247,10 +2295,12 @@ class Launch:
             word = self._full(self.f32(ins, o[1])).view(np.uint32)     # `-R` / `|R|` act on the sign bit
             self._dst(ins, o[0], _mufu64h(function, word), mask)
             return
-        if len(mods) > 1:
-            # MUFU.EX2.F16 / .TANH.F16 / .TANH.BF16 (PTX ex2.approx.f16, tanh.approx.f16 / .bf16) read and
-            # write a 16-bit value: modelled as binary32 they stored 1.0f's bits for ex2(0), silently
-            self._unmodeled(ins, f"{ins.full_opcode} (MUFU of binary32 operands alone)")
+        if len(mods) == 2 and function in ("EX2", "TANH") and mods[1] in ("F16", "BF16"):
+            self._mufu16(ins, function, mods[1], o, mask)
+            return
+        if len(mods) > 1 or o[1].half:
+            # modelled as binary32 a 16-bit MUFU stored 1.0f's bits for ex2(0), silently (probe s38)
+            self._unmodeled(ins, f"{ins.full_opcode} (MUFU.EX2 / .TANH .F16 / .BF16 and MUFU of binary32 operands)")
         with np.errstate(all="ignore"):
             x = self.f32(ins, o[1]).astype(np.float64)
             if function == "EX2":
@@ -2274,7 +2324,42 @@ class Launch:
                 self._unmodeled(ins)
         self._fset(ins, o[0], y, mask)
 
+    def _mufu16(self, ins, function: str, fmt: str, o, mask):
+        """MUFU.EX2 / .TANH .F16 / .BF16 (PTX ex2.approx.f16 / .ftz.bf16, tanh.approx.f16 / .bf16; ptxas writes one a
+        half, `MUFU.EX2.F16 R7, R2.H1` for the high one): the 16-bit operand (the register's low half, or its high
+        one with .H1) to a 16-bit result in the destination's low half, its high half 0 (ptxas packs the halves with
+        PRMT, reading only the low one).  The value is the exact function's rounded to nearest (binary64's exp2 /
+        tanh, then formats.round_bits), an approximation's stand-in as for binary32's MUFU: NVIDIA publishes no table
+        of the unit's 16-bit results, which may differ by an ulp or two (docs/simulator.md, "Arithmetic and its
+        precision"); the specials are the PTX ISA's (ex2(-inf) = +0, ex2(+inf) = +inf, tanh(+-inf) = +-1, tanh(+-0) =
+        +-0, a NaN the canonical NaN).  ex2.approx.ftz.bf16 (MUFU.EX2.BF16) flushes subnormal operands and results to
+        zero.  Refused by name from probe s38 to probe s44 simops."""
+        word = self._full(np.asarray(self.raw(ins, o[1]), dtype=np.uint32))
+        half = (word >> np.uint32(16)) if o[1].half == "H1" else word & np.uint32(0xFFFF)
+        x = formats.widen(half, fmt)
+        if o[1].absolute:
+            x = np.abs(x)
+        if o[1].negate:
+            x = -x
+        flush = function == "EX2" and fmt == "BF16"
+        tiny = 2.0 ** (1 - formats.FORMATS[fmt].bias)
+        with np.errstate(all="ignore"):
+            if flush:
+                x = np.where(np.abs(x) < tiny, np.copysign(0.0, x), x)
+            y = np.exp2(x) if function == "EX2" else np.tanh(x)
+            if flush:
+                y = np.where(np.abs(y) < tiny, np.copysign(0.0, y), y)
+        self._dst(ins, o[0], formats.round_bits(y, fmt), mask)
+
     # ------------------------------------------------------------ binary16 (packed pairs)
+    @staticmethod
+    def _ftz_halves(pairs, ftz: bool):
+        """.FTZ's operands: a subnormal binary16 lane a zero of its sign (PTX .ftz .f16 / .f16x2)."""
+        if not ftz:
+            return pairs
+        tiny = np.float32(2.0 ** -14)
+        return [tuple(np.where(np.abs(v) < tiny, np.copysign(np.float32(0), v), v) for v in pair) for pair in pairs]
+
     def _half_operands(self, ins, operands, bfloat: bool = False):
         """Packed operands as (low, high) float32 pairs; two immediates in a row are one pair, the
         high half printed first (nvdisasm prints the word 0x3f800000 as `1.875, 0`; ptxas
@@ -2310,27 +2395,38 @@ class Launch:
         return out
 
     def _half_result(self, ins, mods, d, low, high, mask):
-        unknown = [m for m in mods if m not in ("F32", "MMA", "FTZ", "SAT", "RN")]
-        if unknown:
-            self._unmodeled(ins, f"{ins.full_opcode} (modifier {'.'.join(unknown)})")
+        unknown = [m for m in mods if m not in ("F32", "MMA", "FTZ", "SAT", "RN", "RELU")]
+        if unknown or ("RELU" in mods and ins.opcode != "HFMA2"):
+            self._unmodeled(ins, f"{ins.full_opcode} (modifier {'.'.join(unknown or ['RELU'])})")
+        if "RELU" in mods:
+            # PTX fma.rn.relu.f16 / .f16x2: "clamps the result to 0 if negative", -0 too (the H100's +0 for
+            # fma.rn.relu.bf16's -0, session 43); a NaN stays one.  Refused before probe s44 simops.
+            with np.errstate(invalid="ignore"):
+                low, high = (np.where((np.asarray(v) < 0) | ((np.asarray(v) == 0) & np.signbit(v)), 0.0, v)
+                             for v in (low, high))
         if "SAT" in mods:
             low, high = (np.where(np.isnan(v), 0.0, np.clip(v, 0, 1)) for v in (low, high))
         if "F32" in mods:
-            self._fset(ins, d, np.asarray(low, dtype=np.float64).astype(np.float32), mask)
-        else:
-            self._dst(ins, d, np.broadcast_to(_pack(np.asarray(low, dtype=np.float64),
-                                                    np.asarray(high, dtype=np.float64)), (self.threads,)), mask)
+            self._fset(ins, d, np.asarray(low, dtype=np.float64).astype(np.float32), mask,
+                       ("FTZ",) if "FTZ" in mods else ())
+            return
+        packed = _pack(np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64))
+        if "FTZ" in mods:
+            # PTX add / sub / mul / fma .ftz .f16(x2): a subnormal result is a zero of its sign (.FTZ was accepted and
+            # dropped before probe s44 simops: mul.ftz.f16x2 of 2^-24 and 1 stored 2^-24)
+            packed = np.where((packed & np.uint32(0x7C00)) == 0, packed & np.uint32(0xFFFF8000), packed)
+            packed = np.where((packed & np.uint32(0x7C000000)) == 0, packed & np.uint32(0x8000FFFF), packed)
+        self._dst(ins, d, np.broadcast_to(packed.astype(np.uint32), (self.threads,)), mask)
 
     # bfloat16 arithmetic (.BF16_V2): ptxas's fma.rn(.relu).bf16 / .bf16x2 (HFMA2(.MMA).BF16_V2(.RELU)),
     # sm_90's add / sub / mul .bf16 (HADD2 / HMUL2.BF16_V2 R, R.H0_H0, R.H0_H0) and .bf16x2 (HFMA2.MMA.BF16_V2
     # R, R, 1, 1, R and R, R, R, -RZ), neg / abs (HFMA2.BF16_V2 R, -RZ, RZ, -R / |R|) and min / max(.NaN)
     # (HMNMX2.BF16_V2(.NAN)): tools/ptx_corpus/bf16_forms.ptx, sm90_bf16_forms.ptx
     _BF16_MODIFIERS = {"HADD2": ("BF16_V2",), "HMUL2": ("BF16_V2",), "HFMA2": ("BF16_V2", "MMA", "RELU"),
-                       "HMNMX2": ("BF16_V2", "NAN")}
+                       "HMNMX2": ("BF16_V2", "NAN", "XORSIGN")}
 
     def _bf16_mods(self, ins, mods) -> bool:
-        """Whether `mods` name bfloat16 arithmetic; a modifier besides the modelled ones is refused by name
-        (.XORSIGN: min/max.xorsign.abs, whose sign and NaN rules the PTX ISA leaves unmeasured here)."""
+        """Whether `mods` name bfloat16 arithmetic; a modifier besides the modelled ones is refused by name."""
         if "BF16_V2" not in mods:
             return False
         unknown = [m for m in mods if m not in self._BF16_MODIFIERS[ins.opcode]]
@@ -2353,7 +2449,7 @@ class Launch:
             one = np.float32(1)
             self._bf16_result(ins, mods, o[0], _bf16_fma(al, one, bl), _bf16_fma(ah, one, bh), mask)
             return
-        (al, ah), (bl, bh) = self._half_operands(ins, o[1:])
+        (al, ah), (bl, bh) = self._ftz_halves(self._half_operands(ins, o[1:]), "FTZ" in mods)
         with np.errstate(all="ignore"):
             self._half_result(ins, mods, o[0], np.float64(1) * al + bl, np.float64(1) * ah + bh, mask)
 
@@ -2363,7 +2459,7 @@ class Launch:
             zero = np.float32(-0.0)          # a * b + -0 is a * b, its zero's sign included
             self._bf16_result(ins, mods, o[0], _bf16_fma(al, bl, zero), _bf16_fma(ah, bh, zero), mask)
             return
-        (al, ah), (bl, bh) = self._half_operands(ins, o[1:])
+        (al, ah), (bl, bh) = self._ftz_halves(self._half_operands(ins, o[1:]), "FTZ" in mods)
         with np.errstate(all="ignore"):
             self._half_result(ins, mods, o[0], np.float64(1) * al * bl, np.float64(1) * ah * bh, mask)
 
@@ -2372,7 +2468,7 @@ class Launch:
             (al, ah), (bl, bh), (cl, ch) = self._half_operands(ins, o[1:], bfloat=True)
             self._bf16_result(ins, mods, o[0], _bf16_fma(al, bl, cl), _bf16_fma(ah, bh, ch), mask)
             return
-        (al, ah), (bl, bh), (cl, ch) = self._half_operands(ins, o[1:])
+        (al, ah), (bl, bh), (cl, ch) = self._ftz_halves(self._half_operands(ins, o[1:]), "FTZ" in mods)
         f = np.float64
         with np.errstate(all="ignore"):
             self._half_result(ins, mods, o[0], f(1) * al * bl + cl, f(1) * ah * bh + ch, mask)
@@ -2382,9 +2478,11 @@ class Launch:
         halves' comparison, Pv the high halves' (after the lane selections), each combined with Pp."""
         cmp = mods[0] if mods else ""
         combine = next((m for m in mods if m in self._COMBINE), None)
-        if combine is None or [m for m in mods[1:] if m not in self._COMBINE]:
+        if combine is None or [m for m in mods[1:] if m not in self._COMBINE and m != "FTZ"]:
             self._unmodeled(ins)
-        (al, ah), (bl, bh) = self._half_operands(ins, o[2:4])
+        # .FTZ (setp.<cmp>.ftz.f16 / .f16x2): subnormal halves compared as zeros of their sign (refused before probe
+        # s44 simops)
+        (al, ah), (bl, bh) = self._ftz_halves(self._half_operands(ins, o[2:4]), "FTZ" in mods)
         c = self.pred(ins, o[4])
         f = self._COMBINE[combine]
         self._dst(ins, o[0], self._full(f(self._fcompare(ins, cmp, al, bl), c)), mask)
@@ -2392,32 +2490,89 @@ class Launch:
 
     def op_HMNMX2(self, ins, mods, o, mask):
         """Each half as FMNMX: both NaN, or either with .NAN, give the canonical NaN 0x7fff (binary32's
-        0x7fffffff rounds to it: a NaN's payload is truncated to its top 10 bits)."""
+        0x7fffffff rounds to it: a NaN's payload is truncated to its top 10 bits); .XORSIGN as FMNMX's."""
         bfloat = self._bf16_mods(ins, mods)
-        (al, ah), (bl, bh) = self._half_operands(ins, o[1:3], bfloat=bfloat)
+        xorsign = "XORSIGN" in mods
+        operands = [dataclasses.replace(x, absolute=False) for x in o[1:3]] if xorsign else o[1:3]
+        (al, ah), (bl, bh) = self._ftz_halves(self._half_operands(ins, operands, bfloat=bfloat),
+                                              "FTZ" in mods and not bfloat)
         take_min = self.pred(ins, o[3])
 
         def pick(a, b):
-            return _min_max(a, b, take_min, "NAN" in mods, _f(CANONICAL_NAN32))
+            return (_xorsign if xorsign else _min_max)(a, b, take_min, "NAN" in mods, _f(CANONICAL_NAN32))
         if bfloat:          # the pick is one of the bfloat16 inputs (exact) or the NaN: _bf16 keeps it
             self._bf16_result(ins, (), o[0], _bf16(pick(al, bl)), _bf16(pick(ah, bh)), mask)
             return
-        self._half_result(ins, tuple(m for m in mods if m != "NAN"), o[0], pick(al, bl), pick(ah, bh), mask)
+        self._half_result(ins, tuple(m for m in mods if m not in ("NAN", "XORSIGN")), o[0], pick(al, bl),
+                          pick(ah, bh), mask)
+
+    # F2FP's forms (PTX cvt to packed narrow formats; tools: probe s44 simops): a source type (F32 unless named
+    # after the destination: .F16 for an f16x2 source, .E4M3 / .E5M2 for an 8-bit pair), a destination (F16 unless
+    # .BF16 / .E4M3 / .E5M2), and a shape: PACK_AB d = {hi: a, lo: b} (cvt.rn.f16x2.f32 d, a, b); MERGE_C d's low
+    # half a, its high half C's (cvt.rn.relu.f16.f32: F2FP.RELU.MERGE_C R0, R2, RZ); PACK_AB_MERGE_C the 8-bit pair
+    # {a, b} in d's low half, C's high half (cvt.rn.satfinite.e4m3x2.f32); UNPACK_B_MERGE_C b's f16x2 narrowed to an
+    # 8-bit pair in the low half (cvt.rn.satfinite.e4m3x2.f16x2); UNPACK_B b's 8-bit pair widened to f16x2
+    # (cvt.rn.f16x2.e4m3x2).  C's half is read from the name alone: ptxas writes RZ there and masks the result.
+    _F2FP_SHAPES = ("PACK_AB", "MERGE_C", "PACK_AB_MERGE_C", "UNPACK_B_MERGE_C", "UNPACK_B")
+    _F2FP_TYPES = ("F16", "BF16", "E4M3", "E5M2", "F32")
 
     def op_F2FP(self, ins, mods, o, mask):
-        if "PACK_AB" not in mods or any(m not in ("PACK_AB", "F16", "F32", "BF16", "RN") for m in mods):
+        """Each value rounded once (formats.round_bits; .RZ toward zero, else to nearest even), .RELU a negative
+        result +0, .SATFINITE past the largest finite value that value (a NaN stays one); a NaN the format's
+        canonical NaN.  Before probe s44 simops only PACK_AB / .BF16 to nearest ran."""
+        shapes = [m for m in mods if m in self._F2FP_SHAPES]
+        types = [m for m in mods if m in self._F2FP_TYPES]
+        flags = [m for m in mods if m not in self._F2FP_SHAPES + self._F2FP_TYPES]
+        if len(shapes) != 1 or [m for m in flags if m not in ("RN", "RZ", "RELU", "SATFINITE")] or len(types) > 2:
             self._unmodeled(ins)
-        a, b = self.f32(ins, o[1]), self.f32(ins, o[2])      # PTX cvt.rn.f16x2.f32 d, a, b: a high, b low
-        if "BF16" in mods:
-            value = (_bf16(a) << np.uint32(16)) | _bf16(b)
+        shape = shapes[0]
+        if o[1].half == "H1" and shape != "UNPACK_B":
+            self._unmodeled(ins, f"{ins.full_opcode} with a high-half source (read on F2FP ...UNPACK_B alone)")
+        mode = "RZ" if "RZ" in flags else "RN"
+        relu, satfinite = "RELU" in flags, "SATFINITE" in flags
+        dst = types[0] if types else "F16"
+        src = types[1] if len(types) > 1 else "F32"
+        narrow8 = dst in ("E4M3", "E5M2")
+
+        def bits(x, fmt=dst):
+            return formats.round_bits(self._full(np.asarray(x, dtype=np.float64)), fmt, mode, satfinite, relu)
+
+        def merge(low16):
+            return (self._full(self.u32(ins, o[-1])) & np.uint32(0xFFFF0000)) | (low16 & np.uint32(0xFFFF))
+
+        if shape == "UNPACK_B":
+            if dst != "F16" or src not in ("E4M3", "E5M2") or satfinite or mode != "RN" or len(o) != 2:
+                self._unmodeled(ins, f"{ins.full_opcode} (F2FP.F16.E4M3 / .E5M2.UNPACK_B Rd, Rb: an 8-bit pair "
+                                     "widened)")
+            word = self._full(self.u32(ins, o[1]))
+            if o[1].half == "H1":
+                word = word >> np.uint32(16)
+            low, high = (formats.widen((word >> np.uint32(k)) & np.uint32(0xFF), src) for k in (0, 8))
+            value = bits(low, "F16") | (bits(high, "F16") << np.uint32(16))
+        elif shape == "UNPACK_B_MERGE_C":
+            if not narrow8 or src != "F16" or len(o) != 3:
+                self._unmodeled(ins)
+            word = self._full(self.u32(ins, o[1]))
+            low, high = (formats.widen((word >> np.uint32(k)) & np.uint32(0xFFFF), "F16") for k in (0, 16))
+            value = merge(bits(low) | (bits(high) << np.uint32(8)))
+        elif src != "F32" or narrow8 != (shape == "PACK_AB_MERGE_C") or len(o) != (3 if shape == "MERGE_C" else
+                                                                               4 if narrow8 else 3):
+            self._unmodeled(ins)
+        elif shape == "MERGE_C":
+            value = merge(bits(self.f32(ins, o[1])))
         else:
-            value = _pack(b, a)
-        self._dst(ins, o[0], self._full(value.astype(np.uint32)), mask)
+            a, b = self.f32(ins, o[1]), self.f32(ins, o[2])      # PTX cvt d, a, b: a high, b low
+            if narrow8:
+                value = merge(bits(b) | (bits(a) << np.uint32(8)))
+            else:
+                value = bits(b) | (bits(a) << np.uint32(16))
+        self._dst(ins, o[0], self._full(np.asarray(value, dtype=np.uint32)), mask)
 
     def op_F2F(self, ins, mods, o, mask):
         types = [m for m in mods if m in ("F16", "F32", "F64", "BF16")]
         rounding = [m for m in mods if m in ("RZ", "RM", "RP")]
-        if len(types) != 2 or rounding and types != ["F32", "F64"]:
+        if len(types) != 2 or rounding and types not in (["F32", "F64"], ["F16", "F32"], ["F16", "F64"],
+                                                         ["BF16", "F32"], ["BF16", "F64"]):
             self._unmodeled(ins)
         dst, src = types
         if src == "F64":
@@ -2450,12 +2605,11 @@ class Launch:
             self._dst(ins, o[0], self._full(value.view(np.uint32)), mask)
         elif dst == "F32":
             self._fset(ins, o[0], _round_f32(x, rounding[0] if rounding else "RN"), mask, ("FTZ",) if "FTZ" in mods else ())
-        elif dst == "F16":
-            with np.errstate(over="ignore"):            # past 65504 rounds to infinity, as IEEE's .rn
-                packed = _pack(x.astype(np.float32) if src == "F32" else x, 0.0)
-            self._dst(ins, o[0], packed & np.uint32(0xFFFF), mask)
-        else:
-            self._dst(ins, o[0], _bf16(x.astype(np.float32)), mask)
+        elif dst in ("F16", "BF16"):
+            # the exact operand rounded once (formats.round_bits): past the largest finite value an infinity to
+            # nearest, the largest value toward zero (cvt.rz / .rm / .rp .f16 .f32 / .f64: F2F.F16.F32.RM, refused
+            # before probe s44 simops); a binary64 narrowed to bfloat16 once too, never through binary32
+            self._dst(ins, o[0], formats.round_bits(x, dst, rounding[0] if rounding else "RN"), mask)
 
     # ------------------------------------------------------------ binary64
     def _dset(self, ins, d, value, mask):

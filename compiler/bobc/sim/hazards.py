@@ -279,6 +279,11 @@ class Checker:
             self.fp64_pcs.add(ins.pc)
         decoupled = wclass == "decoupled" or (wclass == "fp64" and (
             fp64_queued or ins.control.write_scoreboard != NO_SCOREBOARD))
+        # FRND.F16 likewise: timed as the FP16 unit's result where ptxas sets no scoreboard on it (math_forms2.ptx
+        # half_forms2), decoupled where it sets one -- cvt.rni.f16.f16's `FRND.F16 R0, R2` with SB0 and its PRMT
+        # waiting on SB0 2 cycles on, refused as a hazard before probe s44 simops (tests/sass/test_sim_roundings_s44.py)
+        decoupled = decoupled or (op == "FRND" and "F16" in ins.modifiers
+                                  and ins.control.write_scoreboard != NO_SCOREBOARD)
         # registers read after issue: a variable-latency instruction's, a memory access's (stores
         # and reductions included) and a conversion's or MUFU's
         late_reader = decoupled or op in L.AGU_READERS or (op in L.DECOUPLED_READERS and op not in ("BRA", "EXIT")

@@ -191,7 +191,7 @@ def parse_operand(text: str) -> Operand:
         negate, t = True, t[1:]
     t = t.replace(".reuse", "")
     half = ""
-    m = re.fullmatch(r"(.*)\.(H0_H0|H1_H1|F32|H0_H1|H1_H0|F16|SIGN)", t)
+    m = re.fullmatch(r"(.*)\.(H0_H0|H1_H1|F32|H0_H1|H1_H0|F16|SIGN|H1)", t)
     if m and not re.fullmatch(r"[-+]?\d+\.\d*(e[-+]?\d+)?", t):
         t, half = m.group(1), m.group(2)
     absolute = t.startswith("|") and t.endswith("|")
@@ -285,6 +285,9 @@ def _binary32_immediate(o: Operand) -> Operand:
     return dataclasses.replace(o, kind="fimm", value=bits)
 
 
+_HIGH_HALF = ("MUFU", "F2FP")      # opcodes whose register source may name its high half, `R2.H1`
+
+
 def parse_line(pc: int, text: str, word: int) -> Instruction:
     guard, negated = 7, False
     body = text.strip()
@@ -308,6 +311,10 @@ def parse_line(pc: int, text: str, word: int) -> Instruction:
             if o.half == "SIGN" and (parts[0] != "PLOP3" or o.kind != "reg" or o.negate or o.absolute):
                 raise SimulationFault(f"cannot read operand '{written.strip()}' (a register's .SIGN, its bit 31, "
                                       "is read only as a source of PLOP3, as ptxas's add.sat.s32 writes it)")
+            if o.half == "H1" and (parts[0] not in _HIGH_HALF or o.kind != "reg"):
+                raise SimulationFault(f"cannot read operand '{written.strip()}' (a register's .H1, its high 16 bits, "
+                                      f"is read only as the source of {' / '.join(sorted(_HIGH_HALF))}: ptxas's "
+                                      "ex2.approx.f16x2 / tanh.approx.f16x2 and cvt.rn.f16x2.e4m3x2)")
             complemented = parts[0] in _COMPLEMENTED and "X" in parts[1:] and o.kind in ("reg", "ureg", "const", "imm")
             if o.invert and not complemented and (head not in _INVERTED_MASK or k != 0):
                 raise SimulationFault(f"cannot read operand '{written.strip()}' (a bitwise not is read only as the "
