@@ -141,7 +141,7 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
         try:
             contract = parse_contract(source, region.identity)
         except ContractError as error:
-            out.append(_contract_line_fault(str(error), named))
+            out.append(_contract_line_fault(error, named))
             continue
         if not contract.arguments:
             out.append(Finding("contract", f"kernel {shown_plan_text(region.identity)} ({source.name}) declares no parameter "
@@ -151,7 +151,7 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
             try:
                 out += check_variant_contract(contract, parse_contract(base, region.identity))
             except ContractError as error:
-                out.append(_contract_line_fault(str(error), named))
+                out.append(_contract_line_fault(error, named))
         out += _block_findings(plan, region, contract, launches_of, index)
         out += _shared_findings(region, source, target)
         out += _required_block_findings(plan, region, source, target, launches_of, index)
@@ -227,16 +227,11 @@ def _code_differs(region, source: Path, target: Target) -> Finding:
                    "its identity's source) as its code, with no byte added or changed")
 
 
-_PLACED = re.compile(r"(?P<path>[^\n]+?):(?P<line>\d+):(?P<column>\d+): (?P<rest>.*)", re.DOTALL)
-
-
-def _contract_line_fault(message: str, region_at) -> Finding:
+def _contract_line_fault(error: ContractError, region_at) -> Finding:
     """A contract line that does not parse: located at its file:line:column (which its message
     begins with), else at the region."""
-    found = _PLACED.fullmatch(message)
-    if found is None:
-        return Finding("contract", message, region_at)
-    return Finding("contract", found["rest"], Span(found["path"], int(found["line"]), int(found["column"])))
+    message, at = error.placed()
+    return Finding("contract", message, at or region_at)
 
 
 def _block_findings(plan: Plan, region, contract, launches_of: dict | None = None,

@@ -402,6 +402,21 @@ class KernelContract:
 class ContractError(ValueError):
     """A contract comment that does not parse; names the file and line."""
 
+    def placed(self) -> tuple[str, "Span | None"]:
+        """Its message less the `file:line:column: ` it begins with, and that place (None when it
+        names none): the certifier's fault and `bobc asm --cubin`'s refusal are located there, with
+        the line and a caret, as every other message of a source place is (README)."""
+        from ..errors import Span
+
+        message = str(self)
+        found = _PLACED.fullmatch(message)
+        if found is None:
+            return message, None
+        return found["rest"], Span(found["path"], int(found["line"]), int(found["column"]))
+
+
+_PLACED = re.compile(r"(?P<path>[^\n]+?):(?P<line>\d+):(?P<column>\d+): (?P<rest>.*)", re.DOTALL)
+
 
 _TENSORMAP_FORM = ("'//@ tensormap W of P ELEMENT dims (D0, D1[, D2]) strides (S1[, S2]) box (B0, B1[, B2]) "
                    "swizzle SW [when|unless TERM&MASK] what'")

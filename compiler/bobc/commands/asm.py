@@ -283,7 +283,7 @@ def _declared(source: Path, target, kernel: str):
     try:
         contract = parse_contract(source)
     except ContractError as problem:
-        raise BobcError(str(problem)) from None
+        raise BobcError(*problem.placed()) from None
     words = max((a.index for a in contract.arguments), default=None)
     return ListingInfo(required_block=contract.block), None if words is None else words + 1
 

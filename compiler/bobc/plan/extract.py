@@ -18,7 +18,7 @@ from fractions import Fraction
 from ..errors import BobcError, Span, shown_plan_text
 from ..language.quote import show_natural
 from ..language.values import origin
-from .host import (ENCODINGS, FILE_NAMES, MEMORIES, RECORD_CHECK_READ_AS, RECORD_CHECKS, SCALAR_OPS, SCALAR_STACK, SCALAR_TERMS,
+from .host import (ENCODINGS, FILE_NAMES, MEMORIES, RECORD_CHECK_READ_AS, RECORD_CHECKS, SCALAR_NESTING, SCALAR_OPS, SCALAR_STACK, SCALAR_TERMS,
                    STEP_BY_CONSTRUCTOR, STEP_CLASSES, WORD_FORMATS, word_value, Constant, Fill, HostPlan, Initializer, PlanBuffer, RecordCheck, RecordLayout, Scalar, Step)
 from .model import place, regions_near
 from .model import (CheckpointContract, DeviceArena, HostBuffer, Launch, ParameterPatch, Phase,
@@ -1047,8 +1047,15 @@ def _scalar(r: _Reader, value, what: str, depth: int = 0, walk: list | None = No
                f"used twice is computed twice: Add s s is s's terms twice, and n such doublings 2^n), past the "
                f"{SCALAR_TERMS:,} a fill's scalar may have ({doc('limits.md')}): write the value with fewer operations, or compute "
                f"it once on the device or in a constant", walk[0])
-    if depth > 64:
-        r.fail(f"{what} nests deeper than 64 operations")
+    if depth > SCALAR_NESTING:
+        from ..resources import doc
+
+        # at the fill's value, as its other limits are: the native host's definition said nothing of
+        # which fill, nor what to do (probe s44 docs13 finding 2)
+        r.fail(f"{what} nests more than {SCALAR_NESTING} operations one in another's operand, past the "
+               f"{SCALAR_NESTING} a fill's scalar may nest ({doc('limits.md')}): nest fewer (a part that does not "
+               f"depend on t as one constant, NvidiaPlanHostRatio or NvidiaPlanHostFloat32), or compute it "
+               f"on the device", walk[0])
     v = r.con(value, "NvidiaPlanHostScalar", what)
     name, arity = _SCALARS[v.constructor]
     if name == "constant":

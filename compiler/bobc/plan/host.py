@@ -225,6 +225,10 @@ SCALAR_STACK = 32
 # tree here, 2^n terms from n lines of plan, which extraction would walk for hours and the generated
 # C hold; an optimizer's scalars take about 15 (specs/Platform/Linux/Nvidia/PlanHostAdamW.bob)
 SCALAR_TERMS = 1024
+# the most operations nested one in another's operand along one path of a scalar (an operation's
+# operand an operation, and so on): extraction walks the value recursively, a few frames a level;
+# an optimizer's scalars nest a few deep (docs/limits.md)
+SCALAR_NESTING = 64
 ENCODINGS = {"NvidiaPlanHostEncodeBinary32": "binary32", "NvidiaPlanHostEncodeWord32": "word32"}
 
 
