@@ -299,10 +299,15 @@ def _shared_findings(region, source: Path, target: Target) -> list[Finding]:
         found = _SHARED_LINE.search(text)
         declared = int(found.group(1), 0) if found else None
         said = f".shared {found.group(1).decode()} (line {text[:found.start(1)].count(_NEWLINE) + 1})" if found else ""
+        beyond = ""
         if found is None and _LISTING_SHARED.search(text):
             from ..kernel_cache import assemble_kernel
             declared = assemble_kernel(source, target).shared_bytes
             said = f"{declared} bytes of shared memory (its .nv.shared section, as ptxas wrote it)"
+            # a PTX `.extern .shared` array (CUDA's dynamic shared memory) lies past the section, its size
+            # the launch's, which no listing says (ptxas writes the same section with or without one)
+            beyond = (", and past them the bytes of any .extern .shared array its code indexes (ptxas places "
+                      "it after the section; the listing does not say its size)")
     except (BobcError, OSError, ValueError):
         return []
     if declared is None or region.shared_bytes >= declared:
@@ -311,7 +316,7 @@ def _shared_findings(region, source: Path, target: Target) -> list[Finding]:
                               f"shared memory, but {source.name} declares {said}: a block of it would use shared "
                               f"memory past its own",
                     place(region, "shared_bytes"),
-                    hint=f"give the region at least {declared} bytes of shared memory: its sharedBytes field "
+                    hint=f"give the region at least {declared} bytes of shared memory{beyond}: its sharedBytes field "
                          f"(NvidiaDeviceRegionValue's last), or sm86ProgramSharedBytes of the kernel's program, "
                          f"the source's own declaration ({doc('kernel-contracts.md')}, \"Per-target sources\")")]
 
