@@ -155,6 +155,7 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
         out += _block_findings(plan, region, contract, launches_of, index)
         out += _shared_findings(region, source, target)
         out += _required_block_findings(plan, region, source, target, launches_of, index)
+        out += _listing_launch_findings(plan, region, source, target, launches_of, index)
         try:
             # the build's own assembly, only of the very source found (encoded_from says so)
             built = (assembled or {}).get(region.identity) if encoded is not None else None
@@ -293,10 +294,15 @@ def _shared_findings(region, source: Path, target: Target) -> list[Finding]:
         found = _SHARED_LINE.search(text)
         declared = int(found.group(1), 0) if found else None
         said = f".shared {found.group(1).decode()} (line {text[:found.start(1)].count(_NEWLINE) + 1})" if found else ""
+        beyond = ""
         if found is None and _LISTING_SHARED.search(text):
             from ..kernel_cache import assemble_kernel
             declared = assemble_kernel(source, target).shared_bytes
             said = f"{declared} bytes of shared memory (its .nv.shared section, as ptxas wrote it)"
+            # a PTX `.extern .shared` array (CUDA's dynamic shared memory) lies past the section, its size
+            # the launch's, which no listing says (ptxas writes the same section with or without one)
+            beyond = (", and past them the bytes of any .extern .shared array its code indexes (ptxas places "
+                      "it after the section; the listing does not say its size)")
     except (BobcError, OSError, ValueError):
         return []
     if declared is None or region.shared_bytes >= declared:
@@ -305,7 +311,7 @@ def _shared_findings(region, source: Path, target: Target) -> list[Finding]:
                               f"shared memory, but {source.name} declares {said}: a block of it would use shared "
                               f"memory past its own",
                     place(region, "shared_bytes"),
-                    hint=f"give the region at least {declared} bytes of shared memory: its sharedBytes field "
+                    hint=f"give the region at least {declared} bytes of shared memory{beyond}: its sharedBytes field "
                          f"(NvidiaDeviceRegionValue's last), or sm86ProgramSharedBytes of the kernel's program, "
                          f"the source's own declaration ({doc('kernel-contracts.md')}, \"Per-target sources\")")]
 
@@ -387,6 +393,100 @@ def _required_block_findings(plan: Plan, region, source: Path, target: Target, l
     return [Finding("block", f"launch{'es' if len(wrong) > 1 else ''} {', '.join(str(i) for i in wrong[:8])}"
                              f"{' ...' if len(wrong) > 8 else ''} ({shown_plan_text(region.identity)}) run"
                              f"{'' if len(wrong) > 1 else 's'} blocks of {first.block}, but {why}", first.at, hint=hint)]
+
+
+def _listing_launch_findings(plan: Plan, region, source: Path, target: Target, launches_of: dict | None = None,
+                             index: int | None = None) -> list[Finding]:
+    """What an nvdisasm listing's .nv.info.<kernel> records say of the launches its kernel runs in
+    (bobc.sass.listing_info), each a launch the CUDA driver refuses otherwise, which a plan's host,
+    launching without the driver, never did (probe s44 listingattrs):
+
+    - PTX `.maxntid X, Y, Z` (EIATTR_MAX_THREADS): a block of at most X * Y * Z threads (PTX ISA,
+      "Performance-Tuning Directives: .maxntid": exceeding it is a runtime error or a launch
+      failure; ptxas fits its register allocation to it).  The region's x, then each launch's block;
+    - `.reqnctapercluster X, Y, Z` (EIATTR_CTA_PER_CLUSTER, sm_90): clusters of exactly that shape
+      (PTX ISA, "Cluster Dimension Directives": a launch of other cluster dimensions is a runtime
+      error or a launch failure; CUDA launches a `__cluster_dims__` kernel in them unasked, and
+      bobc's host launches an unclustered launch in clusters of one block);
+    - `.explicitcluster` (EIATTR_EXPLICIT_CLUSTER): a launch in clusters (NvidiaLaunchKernelClustered
+      of more than one block: bobc launches a cluster of 1 x 1 x 1 as none, %is_explicit_cluster 0);
+    - `.maxclusterrank N` (EIATTR_MAX_CLUSTER_RANK): at most N blocks a cluster.
+
+    A listing whose records do not parse is the assembler's to refuse (nothing said here)."""
+    from ..errors import BobcError
+    from ..sass.assembler import is_listing, split_listing
+    from ..resources import doc
+    from ..sass.listing_info import listing_info
+    from ..sass.source import read_source
+    from ..sass.syntax import parse_source
+    try:
+        text = read_source(source)
+        if ".nv.info." not in text:
+            return []
+        lines = parse_source(text, str(source))
+        kernels = list(split_listing(lines)) if is_listing(lines) else []
+        if len(kernels) != 1:
+            return []
+        info = listing_info(lines, kernels[0])
+    except (BobcError, OSError, ValueError):
+        return []
+    if info.max_block is None and info.cluster is None and not info.explicit_cluster and info.max_cluster_rank is None:
+        return []
+    if index is None:
+        index = plan.program.regions.index(region)
+    if launches_of is None:
+        launches_of = _launches_of(plan)
+    launches = plan.program.launches
+    runs = [(i, launches[i]) for i in launches_of.get(index, ())]
+    name = shown_plan_text(region.identity)
+    out: list[Finding] = []
+
+    def wrong_launches(bad: list, what, why: str, hint: str) -> None:
+        if bad:
+            first = bad[0][1]
+            out.append(Finding("block", f"launch{'es' if len(bad) > 1 else ''} "
+                                        f"{', '.join(str(i) for i, _ in bad[:8])}{' ...' if len(bad) > 8 else ''} "
+                                        f"({name}) run{'' if len(bad) > 1 else 's'} {what(first)}, but {why}",
+                               first.at, hint=hint))
+
+    if info.max_block is not None:
+        x, y, z = info.max_block
+        most = x * y * z
+        why = (f"{source.name} was compiled for blocks of at most {most} threads (PTX .maxntid {x}, {y}, {z}: the "
+               f"EIATTR_MAX_THREADS of its .nv.info section), and the CUDA driver refuses a larger block")
+        hint = f"launch it in blocks of at most {most} threads, or compile the PTX with a larger .maxntid"
+        if region.block_x > most:
+            out.append(Finding("block", f"region {name} declares blocks of {region.block_x} threads, but {why}",
+                               place(region, "block_x"), hint=hint))
+        else:
+            wrong_launches([(i, l) for i, l in runs if l.block[0] * l.block[1] * l.block[2] > most],
+                           lambda l: f"blocks of {l.block} ({l.block[0] * l.block[1] * l.block[2]} threads)", why, hint)
+    how = (f"a launch's kernel value NvidiaLaunchKernelClustered around its NvidiaLaunchKernelValue "
+           f"({doc('kernel-contracts.md')}, \"Thread-block clusters\")")
+    cluster_of = lambda l: tuple(getattr(l, "cluster", (1, 1, 1)))
+    in_clusters = lambda l: f"in clusters of {cluster_of(l)}" if cluster_of(l) != (1, 1, 1) else "without clusters"
+    if info.cluster is not None:
+        shape = tuple(info.cluster)
+        wrong_launches([(i, l) for i, l in runs if cluster_of(l) != shape], in_clusters,
+                       f"{source.name} was compiled for clusters of exactly {shape} blocks (PTX .reqnctapercluster: "
+                       f"the EIATTR_CTA_PER_CLUSTER of its .nv.info section), and the CUDA driver launches it in no "
+                       f"other", f"launch it in clusters of {shape} ({how}), or compile the PTX without "
+                                 f".reqnctapercluster")
+    elif info.explicit_cluster:
+        wrong_launches([(i, l) for i, l in runs if cluster_of(l) == (1, 1, 1)], in_clusters,
+                       f"{source.name} was compiled with PTX .explicitcluster (the EIATTR_EXPLICIT_CLUSTER of its "
+                       f".nv.info section): it runs only in a launch that gives clusters",
+                       f"launch it in clusters of more than one block ({how}; bobc launches a cluster of 1 x 1 x 1 "
+                       f"as none), or compile the PTX without .explicitcluster")
+    if info.max_cluster_rank is not None:
+        rank = info.max_cluster_rank
+        wrong_launches([(i, l) for i, l in runs if cluster_of(l)[0] * cluster_of(l)[1] * cluster_of(l)[2] > rank],
+                       in_clusters,
+                       f"{source.name} was compiled for clusters of at most {rank} blocks (PTX .maxclusterrank: the "
+                       f"EIATTR_MAX_CLUSTER_RANK of its .nv.info section), and the CUDA driver refuses a larger one",
+                       f"launch it in clusters of at most {rank} blocks, or compile the PTX with a larger "
+                       f".maxclusterrank")
+    return out
 
 
 def _launches_of(plan: Plan) -> dict[int, list[int]]:

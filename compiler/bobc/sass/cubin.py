@@ -53,6 +53,11 @@ EIATTR_NUM_BARRIERS = 0x4C
 # the blocks of a thread-block cluster the kernel is launched in (x, y, z), as ptxas 13 writes
 # PTX's .reqnctapercluster (tools/ptx_corpus/sm90_cluster.ptx's cubin; CUDA's __cluster_dims__)
 EIATTR_CTA_PER_CLUSTER = 0x3D
+# PTX's .explicitcluster (a flag record, format 1: the kernel runs only in a launch that gives
+# cluster dimensions) and .maxclusterrank N (one u32: the most blocks a cluster of its launch may
+# hold), as ptxas 13.5 writes them for sm_90 and nvdisasm names them
+EIATTR_EXPLICIT_CLUSTER = 0x3E
+EIATTR_MAX_CLUSTER_RANK = 0x3F
 FMT_BVAL, FMT_HVAL, FMT_SVAL = 2, 3, 4
 # KPARAM_INFO's last word, as ptxas 13.5 writes it for every parameter of its cubins (sizes 4, 8,
 # 12 and 128 compared: 0x0011f000, 0x0021f000, 0x0031f000, 0x0201f000; 1 and 2, a .u8's and a .u16's:

@@ -3,7 +3,10 @@
 for a block of more than 4352 bytes: ordinal, offset, size of any number of bytes, 1 for a .u8),
 the parameter block (CBANK_PARAM_SIZE) and where bank 0 holds it (PARAM_CBANK: the simulator
 places a launch's parameters there), the launch bounds (MAX_THREADS, REQNTID), the cluster shape
-(CTA_PER_CLUSTER) and the register count (.nv.info's REGCOUNT for the kernel).
+(CTA_PER_CLUSTER), whether it runs only in clusters (EXPLICIT_CLUSTER) and how many blocks a cluster
+of it may hold (MAX_CLUSTER_RANK), and the register count (.nv.info's REGCOUNT for the kernel).  The
+certifier holds a plan's launches of a listing to its bounds and cluster records
+(bobc.certify._listing_launch_findings).
 
 nvdisasm prints a section's bytes as `.byte` / `.short` / `.word` / `.dword` / `.zero` / `.align`
 lines, a record's length as `(.L_b - .L_a)` between two labels of the section, and a symbol's
@@ -17,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ..errors import BobcError
 from .cubin import (EIATTR_CBANK_PARAM_SIZE, EIATTR_CTA_PER_CLUSTER, EIATTR_PARAM_CBANK, EIATTR_KPARAM_INFO, EIATTR_KPARAM_INFO_V2,
-                    EIATTR_MAX_THREADS, EIATTR_REGCOUNT, EIATTR_REQNTID, FMT_BVAL, FMT_HVAL, FMT_SVAL, KPARAM_SIZE_SHIFT)
+                    EIATTR_EXPLICIT_CLUSTER, EIATTR_MAX_CLUSTER_RANK, EIATTR_MAX_THREADS, EIATTR_REGCOUNT, EIATTR_REQNTID, FMT_BVAL, FMT_HVAL, FMT_SVAL, KPARAM_SIZE_SHIFT)
 
 SIZES = {".byte": 1, ".short": 2, ".word": 4, ".dword": 8}
 FMT_FLAG = 1
@@ -31,6 +34,8 @@ class ListingInfo:
     max_block: tuple[int, int, int] | None = None
     required_block: tuple[int, int, int] | None = None
     cluster: tuple[int, int, int] | None = None
+    explicit_cluster: bool = False                      # PTX .explicitcluster
+    max_cluster_rank: int | None = None                 # PTX .maxclusterrank
     registers: int | None = None
     # PARAM_CBANK's offset in constant bank 0: where the driver places the block, the code reads it
     parameter_base: int | None = None
@@ -153,6 +158,10 @@ def listing_info(lines, kernel: str) -> ListingInfo:
             name = {EIATTR_MAX_THREADS: "max_block", EIATTR_REQNTID: "required_block",
                     EIATTR_CTA_PER_CLUSTER: "cluster"}[attr]
             setattr(info, name, dims)
+        elif attr == EIATTR_EXPLICIT_CLUSTER:
+            info.explicit_cluster = True
+        elif attr == EIATTR_MAX_CLUSTER_RANK:
+            info.max_cluster_rank = _integer(_cut(parts, 0, 4, span), span)
     if kparams:
         if sorted(kparams) != list(range(len(kparams))):
             raise BobcError(f"kernel '{kernel}': the listing's KPARAM_INFO records number its parameters "
