@@ -74,7 +74,7 @@ def _isa_of_cuda_13(release: tuple[int, int]) -> tuple[int, int]:
 
 def test_the_ptxas_floor_takes_every_ptx_the_tests_compile():
     test = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
-    (floor,) = [re.fullmatch(r"nvidia-cuda-nvcc>=(\d+)\.(\d+)", r.replace(" ", "")) for r in test
+    (floor,) = [re.fullmatch(r"nvidia-cuda-nvcc>=(\d+)\.(\d+),<\d+\.\d+", r.replace(" ", "")) for r in test
                 if _name(r) == "nvidia-cuda-nvcc"]
     isa = _isa_of_cuda_13((int(floor[1]), int(floor[2])))
     sources = [*(REPO / "tools" / "ptx_corpus").glob("*.ptx"), *(REPO / "tests").rglob("*.ptx"),
