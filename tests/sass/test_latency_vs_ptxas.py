@@ -147,6 +147,10 @@ KNOWN_BELOW = {
     ("sm_86", "UMOV", "conversion", "UR"): (7, 1),
     ("sm_90", "UMOV", "conversion", "UR"): (7, 1),
     ("sm_86", "USHF", "fma", "UR"): (15, 3),
+    # user_forms.ptx u64_compare (session 44): USEL UR4 at 0x00b0 sets stall 6 and the IADD3 reading UR4
+    # comes 19 cycles on, after independent ISETP / SEL / IMAD.WIDE work (slack); bobc's 6 is the uniform
+    # ALU's to a vector reader, as for UIADD3 / ULOP3
+    ("sm_90", "USEL", "alu", "UR"): (19, 1),
     # subword_params.ptx: the IMAD also waits for S2R SR_TID.X (slack); sm_90's ULOP3 -> IMAD is 6
     ("sm_86", "ULOP3", "fma", "UR"): (17, 2),          # bobc 7
     ("sm_90", "USHF", "fma", "UR"): (15, 3),
