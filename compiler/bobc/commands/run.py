@@ -396,6 +396,19 @@ def read_plan_host_inputs(plan, input_path, checkpoint_path, operation):
     return record_file, checkpoint_file, state
 
 
+def refuse_fresh_request(plan, args) -> None:
+    """A request without --checkpoint of a plan whose checkpoint Read says tolerateEmpty 0: refused
+    as the C host refuses it, once the words and the settings passed and before anything is read or
+    written (bobc.plan.schedule.checkpoint_refusal, runtime_c/plan_host.c checkpoint_required): exit
+    2, one line.  `bobc run --reference` and `bobc sim` alike."""
+    from ..errors import UsageError
+    from ..plan.schedule import checkpoint_refusal, lower
+
+    refused = None if args.checkpoint else checkpoint_refusal(lower(plan), args.operation)
+    if refused:
+        raise UsageError(refused)
+
+
 def claim_host_outputs(files, outputs, checkpoint_file, args):
     """Judge a plan host's outputs as the host does, once its inputs are read (`files.inputs`): each
     output path in the host's words and order, the checkpoint output allowed to replace the
@@ -608,6 +621,7 @@ def _run_plan_host(plan_path, args):
     # the plan first: a module with no native host is told so, not asked for reference kernels
     plan = load_plan(plan_path, args.include, args.entry, target_named(args.target), modules=modules,
                      kernels=sources)
+    refuse_fresh_request(plan, args)
     kernels = kernels_file(plan_path, args.kernels)
     # the plan's modules and kernel sources, and the kernels it imports, are this run's inputs
     # too: no output replaces one

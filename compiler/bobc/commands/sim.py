@@ -201,6 +201,8 @@ def _simulate(args):
         raise UsageError(refused)
     outputs = OutputPaths(args.checkpoint_out, args.predictions, args.result)
     built = pipeline.compile_plan(plan_path, target, args.include, args.entry, command="sim")
+    from .run import refuse_fresh_request
+    refuse_fresh_request(built.plan, args)
     images = built.images
     if given is not None:
         check_plans_images(given, built, args.images, plan_path, target)
