@@ -775,7 +775,10 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
         return rc;
     }
     if (args.help) {
-        rt_print_usage(argv[0], p->identity, p->input.record_bytes, stdout);
+        rt_print_usage(argv[0], p->identity, p->input.record_bytes,
+                       checkpoint_required(p, RT_OP_PREDICT) >= 0 ? RT_CHECKPOINT_NEEDED
+                       : checkpoint_required(p, RT_OP_TRAIN) >= 0 ? RT_CHECKPOINT_TRAIN_NEEDS
+                                                                  : RT_CHECKPOINT_OPTIONAL, stdout);
         const char *why = rt_stdout_failure(stdout);
         if (why) {              /* a full disk or a closed stdout: said, exit 8, as bobc's own commands */
             snprintf(h.err, sizeof h.err, "cannot write to stdout: %s", why);

@@ -143,3 +143,27 @@ def test_the_c_host_with_a_checkpoint_reads_it_and_goes_on(setup, host):
     done = _host(host, folder, "train", "--input", record, "--checkpoint", damaged, "--checkpoint-out", "c2.bin",
                  "--predictions", "p2.bin", "--result", "r2.bin")
     assert done.returncode == 4, done.stderr
+
+
+# ---- --help: the usage's brackets mark an optional word, so a plan that needs --checkpoint shows it bare ----
+
+NEEDED = ("--input RECORD --checkpoint IN --checkpoint-out OUT",
+          "  --checkpoint IN       resume from this checkpoint (required: this plan starts no request from its "
+          "fresh state)\n")
+OPTIONAL = ("--input RECORD [--checkpoint IN] --checkpoint-out OUT",
+            "  --checkpoint IN       resume from this checkpoint (default: fresh initialization)\n")
+
+
+def test_the_c_hosts_help_says_the_checkpoint_is_required(setup, host):
+    done = _host(host, setup[3], "--help")
+    assert done.returncode == 0 and all(part in done.stdout for part in NEEDED), done.stdout
+    assert not any(part in done.stdout for part in OPTIONAL)
+
+
+@pytest.mark.parametrize("runner", sorted(RUNNERS))
+def test_the_reference_and_sims_help_say_it_as_the_host_does(setup, runner):
+    plan, _, _, root = setup
+    command, options, _ = RUNNERS[runner]
+    for path, expected in ((plan, NEEDED), (SHIPPED, OPTIONAL)):
+        done = _bobc(command, path, "train", *options, "--help", cwd=root)
+        assert done.returncode == 0 and all(part in done.stdout for part in expected), done.stdout

@@ -90,3 +90,15 @@ def checkpoint_refusal(steps, operation: str) -> str | None:
                     f"checkpoint with tolerateEmpty 0, so this plan starts no {operation} request from its fresh "
                     f"state; pass --checkpoint FILE, a checkpoint a run of this plan wrote with --checkpoint-out")
     return None
+
+
+CHECKPOINT_OPTIONAL, CHECKPOINT_TRAIN_NEEDS, CHECKPOINT_NEEDED = 0, 1, 2   # runtime_c's RT_CHECKPOINT_*
+
+
+def checkpoint_needed(steps) -> int:
+    """How the plan takes --checkpoint, for its --help (runtime_c/host_runtime.c rt_print_usage):
+    CHECKPOINT_NEEDED where a predict too is refused without one (checkpoint_refusal), else
+    CHECKPOINT_TRAIN_NEEDS where a train is, else CHECKPOINT_OPTIONAL."""
+    if checkpoint_refusal(steps, "predict"):
+        return CHECKPOINT_NEEDED
+    return CHECKPOINT_TRAIN_NEEDS if checkpoint_refusal(steps, "train") else CHECKPOINT_OPTIONAL
