@@ -707,14 +707,15 @@ void rt_init_chunk(const rt_initializer *init, void *out, size_t bytes)
 /* ------------------------------------------------------------------ */
 /* command line                                                        */
 
-void rt_print_usage(const char *program, const char *identity, uint64_t record_bytes, void *stream)
+void rt_print_usage(const char *program, const char *identity, uint64_t record_bytes, int checkpoint, void *stream)
 {
     FILE *out = stream;
     fprintf(out,
-            "usage: %s train|predict --input RECORD [--checkpoint IN] --checkpoint-out OUT\n"
+            "usage: %s train|predict --input RECORD %s --checkpoint-out OUT\n"
             "       %*s --predictions FILE --result FILE\n"
             "\n"
-            "The native host of ", program, (int)strlen(program), "");
+            "The native host of ", program, checkpoint == RT_CHECKPOINT_NEEDED ? "--checkpoint IN" : "[--checkpoint IN]",
+            (int)strlen(program), "");
     /* the plan's identity on one line, its control characters as '?' (as shown_text) */
     for (const char *c = identity; c && *c; c++)
         fputc(rt_control_char((unsigned char)*c) ? '?' : *c, out);
@@ -723,7 +724,7 @@ void rt_print_usage(const char *program, const char *identity, uint64_t record_b
             "  train     the plan's whole schedule\n"
             "  predict   the schedule up to its operation step (no training, the checkpoint handed on)\n"
             "  --input RECORD        the %llu-byte input record\n"
-            "  --checkpoint IN       resume from this checkpoint (default: fresh initialization)\n"
+            "  --checkpoint IN       resume from this checkpoint (%s)\n"
             "  --checkpoint-out OUT  where the new checkpoint is published (atomically)\n"
             "  --predictions FILE    the predictions (published atomically)\n"
             "  --result FILE         the result record (published atomically)\n"
@@ -733,7 +734,10 @@ void rt_print_usage(const char *program, const char *identity, uint64_t record_b
             "            4 bad checkpoint, 5 foreign checkpoint, 6 no GPU / driver refused,\n"
             "            7 GPU fault or timeout, 8 output write failed,\n"
             "            9 host file damaged (copy it again or rebuild it)\n",
-            (unsigned long long)record_bytes);
+            (unsigned long long)record_bytes,
+            checkpoint == RT_CHECKPOINT_NEEDED      ? "required: this plan starts no request from its fresh state"
+            : checkpoint == RT_CHECKPOINT_TRAIN_NEEDS ? "required by train; a predict without one: fresh initialization"
+                                                    : "default: fresh initialization");
 }
 
 const char *rt_stdout_failure(void *stream)

@@ -157,8 +157,16 @@ typedef struct {
 int rt_parse_args(int argc, char **argv, rt_args *args, char *err);
 /* The same, the input named `input_name` in the messages (a request's STREAM or RECORD). */
 int rt_parse_args_named(int argc, char **argv, rt_args *args, const char *input_name, char *err);
-/* The usage text; `identity` names the host's plan, `record_bytes` its input record. */
-void rt_print_usage(const char *program, const char *identity, uint64_t record_bytes, void *stream /* FILE* */);
+/* How a plan takes --checkpoint (its checkpoint Reads' tolerateEmpty: docs/host-steps.md). */
+enum {
+    RT_CHECKPOINT_OPTIONAL = 0,        /* a request without one starts from the fresh state */
+    RT_CHECKPOINT_TRAIN_NEEDS = 1,     /* a train request needs one; a predict starts fresh without */
+    RT_CHECKPOINT_NEEDED = 2,          /* every request needs one */
+};
+/* The usage text; `identity` names the host's plan, `record_bytes` its input record, `checkpoint`
+ * how it takes --checkpoint (RT_CHECKPOINT_*). */
+void rt_print_usage(const char *program, const char *identity, uint64_t record_bytes, int checkpoint,
+                    void *stream /* FILE* */);
 /* Flush `stream` (a host's stdout after --help or --version): NULL when all it was given was
  * written, else the reason it was not (a full disk, a closed stdout): the caller says
  * "cannot write to stdout: REASON" on stderr and exits 8, as bobc's own commands do. */

@@ -690,6 +690,24 @@ static uint64_t count_publications(const bobc_plan *p, int op)
     return n;
 }
 
+/* The first Read of the input checkpoint whose tolerateEmpty is 0 among the steps this request
+ * carries out (a predict stops at its first Operation step), or -1: with one, a request without
+ * --checkpoint is refused before anything is read or written, exit 2 (a usage error: an option
+ * the plan needs is missing, as --input is); with none, it starts from the plan's fresh state
+ * (specs/Platform/Linux/Nvidia/PlanHost.bob, NvidiaPlanHostStepRead; the same words as
+ * bobc.plan.schedule.checkpoint_refusal, which `bobc run --reference` and `bobc sim` say). */
+static int64_t checkpoint_required(const bobc_plan *p, int op)
+{
+    for (uint32_t i = 0; i < p->step_count; i++) {
+        const bobc_step *s = &p->steps[i];
+        if (s->op == BOBC_STEP_OPERATION && op == RT_OP_PREDICT)
+            break;
+        if (s->op == BOBC_STEP_READ && s->u.read.file == BOBC_FILE_CHECKPOINT_IN && s->u.read.tolerate_empty == 0)
+            return i;
+    }
+    return -1;
+}
+
 /* BOBC_HOST_TIMING=FILE: each submission's semaphore words, after the run (a diagnostic
  * file: never one of the inputs, checked at start-up and again on the file opened here). */
 static void write_timing(host *h)
@@ -757,7 +775,10 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
         return rc;
     }
     if (args.help) {
-        rt_print_usage(argv[0], p->identity, p->input.record_bytes, stdout);
+        rt_print_usage(argv[0], p->identity, p->input.record_bytes,
+                       checkpoint_required(p, RT_OP_PREDICT) >= 0 ? RT_CHECKPOINT_NEEDED
+                       : checkpoint_required(p, RT_OP_TRAIN) >= 0 ? RT_CHECKPOINT_TRAIN_NEEDS
+                                                                  : RT_CHECKPOINT_OPTIONAL, stdout);
         const char *why = rt_stdout_failure(stdout);
         if (why) {              /* a full disk or a closed stdout: said, exit 8, as bobc's own commands */
             snprintf(h.err, sizeof h.err, "cannot write to stdout: %s", why);
@@ -773,6 +794,16 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
     static const rt_setting settings[] = RT_PLAN_HOST_SETTINGS;
     if ((rc = rt_settings_judge(settings, (int)(sizeof settings / sizeof *settings), h.err, sizeof h.err)))
         return fail(&h, rc);
+    /* A plan whose checkpoint Read says tolerateEmpty 0 starts no request from its fresh state:
+     * without --checkpoint, refused before anything is read or written (checkpoint_required). */
+    int64_t needs = checkpoint_required(p, args.op);
+    if (needs >= 0 && !args.checkpoint_in) {
+        snprintf(h.err, sizeof h.err, "missing --checkpoint CHECKPOINT: the schedule's step %lld (read) reads the input "
+                 "checkpoint with tolerateEmpty 0, so this plan starts no %s request from its fresh state; pass --checkpoint "
+                 "FILE, a checkpoint a run of this plan wrote with --checkpoint-out", (long long)needs,
+                 args.op == RT_OP_PREDICT ? "predict" : "train");
+        return fail(&h, RT_EXIT_USAGE);
+    }
     /* The host's own images first: a copy damaged on its way to the node runs nothing. */
     if ((rc = rt_host_check_images(h.err, sizeof h.err)))
         return fail(&h, rc);

@@ -160,7 +160,7 @@ int main(int argc, char **argv)
             return rc;
         }
         if (a.help) {
-            rt_print_usage("HOST", "a sample plan", RT_SAMPLE_RECORD_BYTES, stdout);
+            rt_print_usage("HOST", "a sample plan", RT_SAMPLE_RECORD_BYTES, RT_CHECKPOINT_OPTIONAL, stdout);
             return 0;
         }
         printf("op %s input %s checkpoint %s out %s predictions %s result %s\n",

@@ -1,14 +1,12 @@
-"""A Read of the input checkpoint with tolerateEmpty other than 1 is refused at the step (probe s44
-newuser9, finding 4).
+"""A Read of the input checkpoint with tolerateEmpty other than 0 or 1 is refused at the step (probe s44
+newuser9, finding 4; session 44 tolerate).
 
 specs/Platform/Linux/Nvidia/PlanHost.bob says of NvidiaPlanHostStepRead: "With `tolerateEmpty` 1 a
 request without the file is accepted: the checkpoint's place receives the plan's fresh state", so 0
-reads as "refuse a request without --checkpoint".  No host reads the field (runtime_c has it only in
-plan_steps.h's struct; the reference and the simulator never look at it): a ridge-regression plan whose
-velocity chunk was read with tolerateEmpty 0 was certified, and `bobc run --reference` without
---checkpoint trained from the fresh state, exit 0, the same bytes as with 1.  The expected verdicts come
-from that sentence and from what every host does (the fresh state whatever the field), not from bobc's
-own output: only 1 says what happens.
+reads as "refuse a request without --checkpoint", which every host now does (exit 2:
+tests/host/test_checkpoint_required_s44.py); the field is a flag, so 2 or 2^32 - 1 says neither and
+was once taken as 1 by every host.  The expected verdicts come from that sentence (two meanings, 0 and
+1), not from bobc's own output.
 """
 from __future__ import annotations
 
@@ -42,13 +40,19 @@ def _said(plan) -> list[str]:
     return [f.message for f in check_host_steps(plan) if "tolerateEmpty" in f.message]
 
 
-@pytest.mark.parametrize("value", [0, 2, 2 ** 32 - 1])
-def test_a_checkpoint_read_that_would_refuse_a_fresh_request_is_refused(linreg, value):
+@pytest.mark.parametrize("value", [2, 2 ** 32 - 1])
+def test_a_checkpoint_read_whose_flag_is_neither_0_nor_1_is_refused(linreg, value):
     plan, index = _with(linreg, "checkpoint-in", value)
     said = _said(plan)
     assert len(said) == 1, said
     assert said[0].startswith(f"the host's step {index} (read) reads its input checkpoint with tolerateEmpty {value:,}")
-    assert said[0].endswith("write 1")
+    assert said[0].endswith("write 0 or 1")
+
+
+def test_a_checkpoint_read_that_refuses_a_fresh_request_is_certified(linreg):
+    # 0: the hosts refuse a request without --checkpoint (the spec's other meaning of the flag)
+    plan, _ = _with(linreg, "checkpoint-in", 0)
+    assert _said(plan) == []
 
 
 def test_linreg_as_shipped_and_an_input_read_are_not_refused(linreg):

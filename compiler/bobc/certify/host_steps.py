@@ -413,18 +413,18 @@ def _ring_positions(steps, submissions: int, out: list) -> None:
 
 
 def _checkpoint_tolerate(steps, out: list) -> None:
-    """A Read of the input checkpoint says tolerateEmpty 1, which is what every host does: a
-    request without `--checkpoint` starts from the plan's fresh state (its initializers), whatever
-    the field says -- the C host, `bobc run --reference` and `bobc sim` never read it.  A plan that
-    wrote 0 (meaning: refuse a request without a checkpoint, as PlanHost.bob's comment on the field
-    reads) was certified and then trained from the fresh state, exit 0 (probe s44 newuser9); it is
-    refused here, at the step, since no host would honour it."""
+    """A Read of the input checkpoint says tolerateEmpty 0 or 1: the field is a flag
+    (specs/Platform/Linux/Nvidia/PlanHost.bob, NvidiaPlanHostStepRead).  1: a request without
+    `--checkpoint` starts from the plan's fresh state (its initializers); 0: every host refuses
+    such a request, exit 2, before anything is read or written (runtime_c/plan_host.c
+    checkpoint_required, bobc.plan.schedule.checkpoint_refusal).  Any other value says neither,
+    and was once taken as 1 by every host (probe s44 newuser9), so it is refused here, at the step."""
     for name, step in _every_step(steps):
-        if step.kind.name == "read" and step.file == "checkpoint-in" and step.tolerate_empty != 1:
+        if step.kind.name == "read" and step.file == "checkpoint-in" and step.tolerate_empty not in (0, 1):
             out.append(Finding("host-step", f"the host's {name} reads its input checkpoint with tolerateEmpty "
-                                            f"{step.tolerate_empty:,}, but every host starts a request without "
-                                            f"--checkpoint from the plan's fresh state (its initializers): none "
-                                            f"refuses such a request, so a plan cannot ask it to; write 1",
+                                            f"{step.tolerate_empty:,}, but the field is a flag: 1 starts a request "
+                                            f"without --checkpoint from the plan's fresh state (its initializers), "
+                                            f"0 refuses such a request; write 0 or 1",
                                step.at))
 
 

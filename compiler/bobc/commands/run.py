@@ -243,19 +243,25 @@ def print_host_version(plan_path, target, args, command: str) -> int:
     return print_host_help(version.text(built, target, built.program.plan_name).decode())
 
 
-def plan_host_usage(program: str, identity: str, record_bytes: int) -> str:
+def plan_host_usage(program: str, identity: str, record_bytes: int, checkpoint: int = 0) -> str:
     """`HOST --help` of a plan host (runtime_c/host_runtime.c rt_print_usage), `program` in place
-    of the host's name."""
+    of the host's name; `checkpoint`: how the plan takes --checkpoint (bobc.plan.schedule
+    checkpoint_needed)."""
     from ..errors import printable
+    from ..plan.schedule import CHECKPOINT_NEEDED, CHECKPOINT_TRAIN_NEEDS
 
-    return (f"usage: {program} train|predict --input RECORD [--checkpoint IN] --checkpoint-out OUT\n"
+    option = "--checkpoint IN" if checkpoint == CHECKPOINT_NEEDED else "[--checkpoint IN]"
+    given = ("required: this plan starts no request from its fresh state" if checkpoint == CHECKPOINT_NEEDED
+             else "required by train; a predict without one: fresh initialization"
+             if checkpoint == CHECKPOINT_TRAIN_NEEDS else "default: fresh initialization")
+    return (f"usage: {program} train|predict --input RECORD {option} --checkpoint-out OUT\n"
             f"       {'':{len(program)}} --predictions FILE --result FILE\n"
             "\n"
             f"The native host of {printable(identity)}.\n"   # one line, as rt_print_usage shows it
             "  train     the plan's whole schedule\n"
             "  predict   the schedule up to its operation step (no training, the checkpoint handed on)\n"
             f"  --input RECORD        the {record_bytes}-byte input record\n"
-            "  --checkpoint IN       resume from this checkpoint (default: fresh initialization)\n"
+            f"  --checkpoint IN       resume from this checkpoint ({given})\n"
             "  --checkpoint-out OUT  where the new checkpoint is published (atomically)\n"
             "  --predictions FILE    the predictions (published atomically)\n"
             "  --result FILE         the result record (published atomically)\n"
@@ -394,6 +400,19 @@ def read_plan_host_inputs(plan, input_path, checkpoint_path, operation):
         if operation == "train":
             safe_io.check_step_room(state[1], contract.updates_per_invocation, checkpoint_path)
     return record_file, checkpoint_file, state
+
+
+def refuse_fresh_request(plan, args) -> None:
+    """A request without --checkpoint of a plan whose checkpoint Read says tolerateEmpty 0: refused
+    as the C host refuses it, once the words and the settings passed and before anything is read or
+    written (bobc.plan.schedule.checkpoint_refusal, runtime_c/plan_host.c checkpoint_required): exit
+    2, one line.  `bobc run --reference` and `bobc sim` alike."""
+    from ..errors import UsageError
+    from ..plan.schedule import checkpoint_refusal, lower
+
+    refused = None if args.checkpoint else checkpoint_refusal(lower(plan), args.operation)
+    if refused:
+        raise UsageError(refused)
 
 
 def claim_host_outputs(files, outputs, checkpoint_file, args):
@@ -591,6 +610,7 @@ def native_entry_hinted(args):
 def _run_plan_host(plan_path, args):
     from ..errors import UsageError
     from ..reference import settings
+    from ..plan.schedule import checkpoint_needed, lower
     if host_version_asked(args):
         return print_host_version(plan_path, target_named(args.target), args, "run")
     # the host's parser: the same refusals (missing, empty, repeated, same output twice); its --help
@@ -598,7 +618,7 @@ def _run_plan_host(plan_path, args):
     if judge_plan_host_words(args, plan_path, lambda: target_named(args.target), "run"):
         plan = load_plan(plan_path, args.include, args.entry, target_named(args.target))
         return print_host_help(plan_host_usage(f"bobc run {args.plan} --reference", plan.host.identity,
-                                               plan.host.request.input_record_bytes))
+                                               plan.host.request.input_record_bytes, checkpoint_needed(lower(plan))))
     # then the environment's settings, as the C host judges them (host_settings.h)
     refused = settings.refusal(os.environ, settings.PLAN_HOST)
     if refused:
@@ -608,6 +628,7 @@ def _run_plan_host(plan_path, args):
     # the plan first: a module with no native host is told so, not asked for reference kernels
     plan = load_plan(plan_path, args.include, args.entry, target_named(args.target), modules=modules,
                      kernels=sources)
+    refuse_fresh_request(plan, args)
     kernels = kernels_file(plan_path, args.kernels)
     # the plan's modules and kernel sources, and the kernels it imports, are this run's inputs
     # too: no output replaces one

@@ -189,8 +189,9 @@ def _simulate(args):
         from .run import load_plan, plan_host_usage, print_host_help
 
         plan = load_plan(plan_path, args.include, args.entry, target, command="sim")
+        from ..plan.schedule import checkpoint_needed, lower
         return print_host_help(plan_host_usage(f"bobc sim {args.plan}", plan.host.identity,
-                                               plan.host.request.input_record_bytes))
+                                               plan.host.request.input_record_bytes, checkpoint_needed(lower(plan))))
     # then the environment's settings, as the host and `bobc run --reference` judge them (host_settings.h:
     # a value outside a setting's set is a usage error on any machine; probe s36 simwords finding 5)
     import os
@@ -201,6 +202,8 @@ def _simulate(args):
         raise UsageError(refused)
     outputs = OutputPaths(args.checkpoint_out, args.predictions, args.result)
     built = pipeline.compile_plan(plan_path, target, args.include, args.entry, command="sim")
+    from .run import refuse_fresh_request
+    refuse_fresh_request(built.plan, args)
     images = built.images
     if given is not None:
         check_plans_images(given, built, args.images, plan_path, target)

@@ -71,3 +71,34 @@ def lower(plan) -> list[LoweredStep]:
                                            f"fill {fill} into launch {launch}"))
         out.append(LoweredStep(kind, values, note))
     return out
+
+
+def checkpoint_refusal(steps, operation: str) -> str | None:
+    """What a request without --checkpoint is refused with (exit 2, a usage error: an option the
+    plan needs is missing, as `missing --input RECORD` is), or None where it starts from the plan's
+    fresh state.  `steps`: the lowered schedule (lower()).  The first Read of the input checkpoint
+    whose tolerateEmpty is 0 among the steps the request carries out (a predict stops at its first
+    Operation step) refuses it: specs/Platform/Linux/Nvidia/PlanHost.bob, NvidiaPlanHostStepRead,
+    "with tolerateEmpty 1 a request without the file is accepted".  The one wording of the C host
+    (runtime_c/plan_host.c checkpoint_required), `bobc run --reference` and `bobc sim`; the step
+    is numbered as the hosts number their steps (the lowered schedule's index)."""
+    for index, step in enumerate(steps):
+        if step.name == "operation" and operation == "predict":
+            return None
+        if step.name == "read" and step.values["file"] == "checkpoint-in" and step.values["tolerate_empty"] == 0:
+            return (f"missing --checkpoint CHECKPOINT: the schedule's step {index} (read) reads the input "
+                    f"checkpoint with tolerateEmpty 0, so this plan starts no {operation} request from its fresh "
+                    f"state; pass --checkpoint FILE, a checkpoint a run of this plan wrote with --checkpoint-out")
+    return None
+
+
+CHECKPOINT_OPTIONAL, CHECKPOINT_TRAIN_NEEDS, CHECKPOINT_NEEDED = 0, 1, 2   # runtime_c's RT_CHECKPOINT_*
+
+
+def checkpoint_needed(steps) -> int:
+    """How the plan takes --checkpoint, for its --help (runtime_c/host_runtime.c rt_print_usage):
+    CHECKPOINT_NEEDED where a predict too is refused without one (checkpoint_refusal), else
+    CHECKPOINT_TRAIN_NEEDS where a train is, else CHECKPOINT_OPTIONAL."""
+    if checkpoint_refusal(steps, "predict"):
+        return CHECKPOINT_NEEDED
+    return CHECKPOINT_TRAIN_NEEDS if checkpoint_refusal(steps, "train") else CHECKPOINT_OPTIONAL
