@@ -278,7 +278,10 @@ class Checker:
         if fp64_queued:
             self.fp64_pcs.add(ins.pc)
         decoupled = wclass == "decoupled" or (wclass == "fp64" and (
-            fp64_queued or ins.control.write_scoreboard != NO_SCOREBOARD))
+            fp64_queued or ins.control.write_scoreboard != NO_SCOREBOARD)) or (
+            # R2UR where it is not timed (sm_86): its uniform register and predicate are variable latency
+            # (latencies.ARCHES r2ur_reads_at_issue's note)
+            op == "R2UR" and not self.latencies.r2ur_reads_at_issue)
         # registers read after issue: a variable-latency instruction's, a memory access's (stores
         # and reductions included) and a conversion's or MUFU's
         late_reader = decoupled or op in L.AGU_READERS or (op in L.DECOUPLED_READERS and op not in ("BRA", "EXIT")
