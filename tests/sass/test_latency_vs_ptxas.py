@@ -147,10 +147,6 @@ KNOWN_BELOW = {
     ("sm_86", "UMOV", "conversion", "UR"): (7, 1),
     ("sm_90", "UMOV", "conversion", "UR"): (7, 1),
     ("sm_86", "USHF", "fma", "UR"): (15, 3),
-    # user_forms.ptx u64_compare (session 44): USEL UR4 at 0x00b0 sets stall 6 and the IADD3 reading UR4
-    # comes 19 cycles on, after independent ISETP / SEL / IMAD.WIDE work (slack); bobc's 6 is the uniform
-    # ALU's to a vector reader, as for UIADD3 / ULOP3
-    ("sm_90", "USEL", "alu", "UR"): (19, 1),
     # subword_params.ptx: the IMAD also waits for S2R SR_TID.X (slack); sm_90's ULOP3 -> IMAD is 6
     ("sm_86", "ULOP3", "fma", "UR"): (17, 2),          # bobc 7
     ("sm_90", "USHF", "fma", "UR"): (15, 3),
@@ -160,6 +156,10 @@ KNOWN_BELOW = {
     # in a chain ptxas issues UFLO.U32 UR4, UR4 -> IADD3 R5, R5, UR4, R0 6 cycles on (bobc 6:
     # tests/sass/test_latency_probes.py, NAK's Udp -> coupled 6)
     ("sm_86", "UFLO", "alu", "UR"): (9, 1),
+    # user_forms.ptx u64_compare (session 44): one placement, USEL UR4, URZ, 0x1, UP0 -> IADD3 R4, R5, UR4, R0 19
+    # cycles on, the IADD3 at the end of the kernel's compare chain (slack); USEL is the uniform datapath's, whose
+    # result NAK's URegLatencySM80 gives a vector coupled reader 6 cycles on, bobc's
+    ("sm_90", "USEL", "alu", "UR"): (19, 1),
     ("sm_90", "UFLO", "alu", "UR"): (18, 1),
     # param_shapes.ptx (session 35): one or few placements each, a kernel author's parameter shapes
     # (sm_86 F2FP -> memory (R), (12, 2) until wide_cover_forms.ptx: its F2FP.BF16.PACK_AB -> STG.E at 5, bobc 7)

@@ -194,30 +194,18 @@ def test_an_unscored_conversion_is_complete_once_a_later_f2f_is_waited_on(target
 
 # --- every ptxas kernel of the corpus, both targets, -O3 and -O0 (the rules above together)
 
-# Corpus kernels the checker still refuses though ptxas wrote them (the checker is the simulator's: compiler/bobc/sim,
-# another helper's concern), with ptxas's evidence; test_known_refusals_still_stand fails once one passes (drop it).
-# user_forms.ptx (session 44, helper asm86) atomic_loops: ptxas 13 reads a register in REDUX.MAX 4 cycles after the
-# IMAD.IADD / IADD3 that wrote it (`IMAD.IADD R2, R6, 0x1, R3` S04 then `REDUX.MAX UR4, R2`, 8 placements on each
-# target, -O3) where the checker asks an FMA result's 5: REDUX reads its source in its own (decoupled) unit.
-# user_forms.ptx param_compares: ptxas 13 guards `@UP1 UIADD3 UR8, UR4, URZ, URZ` 12 cycles after the
-# `UISETP.GE.AND.EX UP1, ...` that wrote UP1 (six S02 stalls between, both targets, -O3) where the checker asks a
-# uniform-datapath result's 13.  user_forms.ptx shfl_loaded_mask (sm_86): `R2UR P0, URZ, R7` sets write scoreboard
-# SB4 and `@!P0 BRA.CONV UR6, ...` waits on it (ptxas 13's control codes: W4, then wait mask 0b10000), but the checker
-# times R2UR's predicate as an ALU result (13 cycles); tile_ballot's `@!P1 BRA.DIV UR4` the same.  The value: what the checker's refusal says (a regex).
-R2UR_PREDICATE = r"BRA\.(CONV|DIV) UR\d+.*reads P\d 2 cycles .*an ALU result needs 13"   # sm_86's code alone
-CHECKER_REFUSES = {("user_forms.ptx", "atomic_loops", "-O3"): r"REDUX.*reads R\d+ 4 cycles .*an FMA result needs 5",
-                   ("user_forms.ptx", "param_compares", "-O3"): r"@UP1 UIADD3.* 12 cycles .*a uniform-datapath result needs 13",
-                   ("user_forms.ptx", "shfl_loaded_mask", "-O3"): R2UR_PREDICATE,
-                   ("user_forms.ptx", "tile_ballot", "-O3"): R2UR_PREDICATE}
+# Corpus kernels the checker still refuses though ptxas wrote them, with ptxas's evidence (the value: what the
+# checker's refusal says, a regex); test_known_refusals_still_stand fails once one passes (drop it).  Empty since
+# probe s44 hazards3: user_forms.ptx's atomic_loops (REDUX a decoupled reader, 4 after an FMA result),
+# param_compares (a uniform predicate's guard 11 after the uniform datapath) and sm_86's shfl_loaded_mask /
+# tile_ballot (R2UR's predicate held to its scoreboard) pass (tests/sim/test_checker_uniform_collectives_s44.py).
+CHECKER_REFUSES: dict = {}
 
 
 @pytest.mark.parametrize("target", ["sm_86", "sm_90"])
 def test_known_refusals_still_stand(target):
     arch = target.replace("sm_", "SM")
     for (source, kernel, opt), why in CHECKER_REFUSES.items():
-        if why == R2UR_PREDICATE and target == "sm_90":
-            continue          # sm_90's code for it has no R2UR P (WARPSYNC.EXCLUSIVE): the checker accepts it
-
         checker = Checker(f"{source}:{kernel}", arch)
         with pytest.raises(Hazard, match=why):
             for ins in decode(_ptxas_code(target, source, kernel, opt), arch):
@@ -233,8 +221,7 @@ def test_every_ptxas_corpus_kernel_passes_the_checker_along_its_fall_through_pat
     starts again at each kernel's first instruction, as at an unconditional branch or exit."""
     arch = target.replace("sm_", "SM")
     kernels = [(name, entry) for name, entry, level in _corpus(target) if level == opt
-               and ((name, entry, level) not in CHECKER_REFUSES
-                    or CHECKER_REFUSES[(name, entry, level)] == R2UR_PREDICATE and target == "sm_90")]
+               and (name, entry, level) not in CHECKER_REFUSES]
     assert len(kernels) > 40
     starts, code = {}, b""
     for source, kernel in kernels:

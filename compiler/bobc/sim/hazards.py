@@ -278,7 +278,10 @@ class Checker:
         if fp64_queued:
             self.fp64_pcs.add(ins.pc)
         decoupled = wclass == "decoupled" or (wclass == "fp64" and (
-            fp64_queued or ins.control.write_scoreboard != NO_SCOREBOARD))
+            fp64_queued or ins.control.write_scoreboard != NO_SCOREBOARD)) or (
+            # R2UR where it is not timed (sm_86): its uniform register and predicate are variable latency
+            # (latencies.ARCHES r2ur_reads_at_issue's note)
+            op == "R2UR" and not self.latencies.r2ur_reads_at_issue)
         # FRND.F16 likewise: timed as the FP16 unit's result where ptxas sets no scoreboard on it (math_forms2.ptx
         # half_forms2), decoupled where it sets one -- cvt.rni.f16.f16's `FRND.F16 R0, R2` with SB0 and its PRMT
         # waiting on SB0 2 cycles on, refused as a hazard before probe s44 simops (tests/sass/test_sim_roundings_s44.py)

@@ -55,7 +55,12 @@ DECOUPLED = frozenset({"S2R", "S2UR", "LDC", "MUFU", "LDG", "SHFL", "LDS", "LDSM
                        # sm_90's register reallocation: ptxas sets a write scoreboard on
                        # USETMAXREG.TRY_ALLOC's predicate and its reader waits on it, 2 cycles on
                        # (tests/sass/data corpus-sm_90.tsv, sm90_async pipelined_product)
-                       "USETMAXREG"})
+                       "USETMAXREG",
+                       # REDUX: NAK's URegLatencySM80 classes its uniform result ToUr, which needs a scoreboard
+                       # (SM80Latency::needs_scoreboards); ptxas sets a write scoreboard on every -O3 REDUX (both
+                       # targets, tests/sass/data corpus-sm_*.tsv: atomic_loops, shfl_loaded_mask, tile_ballot,
+                       # warp_forms.ptx) and its reader waits on it
+                       "REDUX"})
 # The FP64 unit is "redirected": coupled or decoupled by SM.  A producer that sets a write scoreboard
 # is held to it (decoupled); one that sets none is timed by the RedirectedFP64 column.
 FP64 = frozenset({"DADD", "DMUL", "DFMA", "DSETP"})
@@ -70,7 +75,11 @@ DECOUPLED_READERS = frozenset({"S2R", "LDC", "MUFU", "BRA", "EXIT", "F2F", "I2F"
                                # cycles after the IMAD.MOV.U32 that writes the pair's high word (the div.rn.f32
                                # and 64-bit division slow paths, both targets; probe s42 ptxcover)
                                "RET",
-                               "R2UR", "FRND",
+                               # R2UR / REDUX read their register in the decoupled unit (NAK's RegLatencySM80: `Op::R2UR
+                               # | Op::Redux => if reader Decoupled`), 4 cycles after an ALU or FMA result: ptxas's
+                               # `IMAD.IADD R2, R6, 0x1, R3` then `REDUX.MAX UR4, R2` 4 cycles on (user_forms.ptx
+                               # atomic_loops, both targets; its FMA -> ALU 5 refused ptxas's code before s44)
+                               "R2UR", "REDUX", "FRND",
                                # sm_90's mbarrier unit: ptxas reads SYNCS's address and data registers
                                # 4 cycles after an ALU or FMA result, never 5 (8 placements in
                                # tests/sass/data corpus-sm_90.tsv, sm90_async / sm90_hgmma_product)
@@ -116,8 +125,10 @@ def raw_table(arch: str) -> dict:
 # Disp_Alu), fma (IMAD's carry-out: PredLatencySM80 FMA, read 4 cycles on by an FMA-pipe reader as
 # ptxas's IMAD.WIDE.U32 P0 -> IMAD.X is, 5 by an ALU one; tests/sass/test_latency_probes.py),
 # fp16 (HSETP2 ...), fp64 (DSETP: RedirectedFP64), udp (a uniform-datapath instruction's uniform
-# predicate, UPredLatencySM80 Udp: a uniform reader 4, a vector reader 6,
-# a guard 11, a branch 9 -- the guard/decoupled rows' 13 cover both) and voteu (VOTEU's uniform
+# predicate, UPredLatencySM80 Udp: a uniform reader 4, a vector reader 6, a guard 11 (UGuard: the guard row,
+# any instruction's @UPn), a branch 9 and an LDC / MMA operand 11 -- the decoupled row's 13 covers both; ptxas
+# guards `@UP1 UIADD3` 12 cycles after the UISETP.GE.AND.EX that writes UP1, and never sooner (user_forms.ptx
+# param_compares, both targets: 12, 12, 14, 16; the guard row's 13 refused it before s44)) and voteu (VOTEU's uniform
 # predicate, UPredLatencySM80 VoteU: a vector or uniform operand 1, a guard 5, a branch 2, an
 # LDC/MMA 5 -- the guard/decoupled rows' 5 cover both; ptxas's sm_90 code guards a uniform
 # instruction 5 cycles after the VOTEU.ALL that writes its predicate, tests/sass/data corpus
@@ -125,7 +136,7 @@ def raw_table(arch: str) -> dict:
 PREDICATE_RAW = {
     "coupled": {"alu": 4, "fma": 5, "fp16": 5, "fp64": 6, "udp": 6, "voteu": 1},
     "fma": {"alu": 5, "fma": 4, "fp16": 5, "fp64": 6, "udp": 6, "voteu": 1},
-    "guard": {"alu": 13, "fma": 13, "fp16": 13, "fp64": 14, "udp": 13, "voteu": 5},
+    "guard": {"alu": 13, "fma": 13, "fp16": 13, "fp64": 14, "udp": 11, "voteu": 5},
     "decoupled": {"alu": 13, "fma": 13, "fp16": 13, "fp64": 14, "udp": 13, "voteu": 5},
     "udp": {"alu": 4, "fma": 5, "fp16": 5, "fp64": 6, "udp": 4, "voteu": 1},
 }
@@ -147,7 +158,8 @@ def predicate_writer_class(opcode: str) -> str:
 
 # Uniform registers: UNIFORM_RAW[reader][writer] (URegLatencySM80::read_after_write).  Writers:
 # udp (a uniform-datapath instruction: UIADD3, ULOP3, ULEA, USHF, UIMAD ...), umov (UMOV), uldc
-# (ULDC; also R2UR / REDUX, whose results this checker times as ULDC's), voteu (VOTEU).  Readers:
+# (ULDC), voteu (VOTEU); REDUX and sm_86's R2UR (NAK's ToUr, which needs a scoreboard) are variable
+# latency, held to their write scoreboard, not timed (DECOUPLED; ARCHES.r2ur_reads_at_issue).  Readers:
 # udp (a uniform instruction), umov (UMOV, VOTEU), uldc (ULDC's c[..][URn] index), coupled (a
 # vector fixed-latency instruction), decoupled (a vector variable-latency or address-unit one).
 # ptxas's -O3 corpus (tests/sass/data) meets every entry with equality where it has a sample:
@@ -175,7 +187,7 @@ def uniform_writer_class(opcode: str, arch: str) -> str:
     if opcode == "VOTEU":
         return "voteu"
     if opcode in UNIFORM_LOAD or not opcode.startswith("U"):
-        return "uldc"                  # ULDC; R2UR / REDUX / S2UR (S2UR is scoreboarded)
+        return "uldc"                  # ULDC (R2UR on sm_86, REDUX and S2UR are variable latency: never timed)
     return "udp"
 
 
@@ -306,8 +318,12 @@ def queue_of(opcode: str) -> str:
 # ARCHES.r2ur_reads_at_issue: whether R2UR reads its register at issue: on sm_90 ptxas sets no scoreboard on any R2UR
 # (28 of 28 in tests/sass/data corpus-sm_90.tsv) and overwrites its source the very next cycle
 # (sm90_hgmma_product.ptx: `R2UR UR23, R5` then `IMAD.MOV.U32 R5, RZ, RZ, 0x3fff`, stall 1), as
-# it does a fixed-latency instruction's.  (sm_86's corpus has no R2UR: NAK's Decoupled reader
-# stands there.)
+# it does a fixed-latency instruction's.  Where it does not (sm_86), R2UR is NAK's: a Decoupled reader and a
+# variable-latency writer of its uniform register and its predicate (URegLatencySM80 ToUr, which needs a
+# scoreboard; PredLatencySM80: R2UR => Decoupled), held to its write scoreboard, not timed -- ptxas 13's sm_86
+# `R2UR P0, URZ, R7` (is the member mask uniform) sets one and `@!P0 BRA.CONV UR6` waits on it 2 cycles on
+# (user_forms.ptx shfl_loaded_mask W4 / wait SB4, tile_ballot W0 / wait SB0; the checker timed the
+# predicate as an ALU result's 13 before s44), and its -O0 `R2UR UR4, R8` sets none but stalls 0.
 
 
 @dataclass(frozen=True)
@@ -316,7 +332,8 @@ class ArchLatencies:
 
     raw: dict                    # RAW[reader][writer]: RAW (Ampere's) or RAW_SM90
     fp64_decoupled: bool         # the FP64 unit's results are scoreboarded, not timed
-    r2ur_reads_at_issue: bool    # R2UR reads its source at issue and is timed (UNIFORM_RAW's r2ur)
+    r2ur_reads_at_issue: bool    # R2UR reads its source at issue and is timed (UNIFORM_RAW's r2ur); else
+                                 # it is variable latency: its results held to its write scoreboard
 
 
 # One row per target, by nvdisasm's name for it (bobc.targets Target.nvdisasm_arch, the name the
