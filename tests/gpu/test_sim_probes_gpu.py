@@ -241,7 +241,8 @@ def test_s43_f64_divisions_store_the_ieee_results(folder, name):
 # .xorsign.abs .f32 / .f16 / .f16x2 against the rule the H100 showed for .bf16x2 in session 43 (a failure: the
 # simulator's rule is wrong for that format), and the 16-bit MUFU's PTX ISA specials; the MUFU words beyond one ulp of
 # the true value (the simulator's stand-in is the rounded true value) are recorded, not asserted.  bobc's cubin where
-# prepare.sh could assemble it (its assembler lacks F2FP.PACK_AB.RZ, HMNMX2.XORSIGN ...: skipped, naming that).
+# prepare.sh could assemble it (skipped, naming that, where not; since helper asmsim44 every s44 kernel's listing
+# assembles to ptxas's .text: tests/sass/test_sim_forms_asm_s44.py).
 from tests.sass import test_sim_mufu16_s44 as s44_mufu, test_sim_roundings_s44 as s44_round  # noqa: E402
 from tests.sass import test_sim_xorsign_s44 as s44_xor  # noqa: E402
 

@@ -200,8 +200,8 @@ KNOWN_BELOW = {
     ("sm_90", "CS2R", "memory", "R"): (77, 5),
     ("sm_86", "VOTE", "memory", "R"): (159, 2),      # bobc 7: VOTE.ANY R23, PT, PT (activemask) -> STG.E
     ("sm_90", "VOTE", "memory", "R"): (114, 2),
-    ("sm_86", "HADD2", "memory", "R"): (13, 5),      # bobc 7: HADD2.F32 R11, -RZ, R10.H1_H1 -> STG.E
-    ("sm_86", "HMUL2", "memory", "R"): (19, 1),      # bobc 7: HMUL2.FTZ -> STG.E
+    # (sm_86 HADD2 / HMUL2 -> memory (R), once (13, 5) / (19, 1): sim_forms_s44.ptx has HADD2.FTZ / HADD2.SAT /
+    #  HMUL2.FTZ -> STG.E at 5, below bobc's 7)
     ("sm_86", "IMNMX", "memory", "R"): (11, 6),      # bobc 5
     ("sm_90", "DMUL", "memory", "R"): (25, 2),       # bobc 9: DMUL.RZ -> STG.E.64
     ("sm_86", "SEL", "conversion", "R"): (13, 1),    # bobc 6: SEL R3, R4, R5, !P1 -> FLO.U32 R3, R3 (clz.b64)

@@ -259,7 +259,10 @@ LAYOUTS: dict[str, list[str]] = {
 # `(.L_x_5)` branches to the warp-wide code when the mask is not the converged warp's -- UR6 at A's uniform field
 # (24), bit 91 and bits 32..33 among .CONV's fixed bits (ptxas 13: 0x0000003306008947 hi 0x...0b800000); vote.sync /
 # match.sync with a tile's computed mask: @!P1 BRA.DIV UR4, `(.L_x_39)` (0x000001e204009947: bit 33 for .DIV)
+# F2FP.RELU.MERGE_C R0, R2, RZ (cvt.rn.relu.f16.f32, sim_forms_s44.ptx, both targets; sm_90 spells it
+# F2FP.RELU.F16.F32.MERGE_C): one source at B, C merged, A a fixed RZ -- ptxas 13: 0x00000002ff00723e hi ...48ff
 LAYOUT_VARIANTS = {("F2FP", "PACK_AB_MERGE_C"): ["Rd Ra Sb Sc"], ("F2FP", "UNPACK_B_MERGE_C"): ["Rd Sb Sc"],
+                   ("F2FP", "MERGE_C"): ["Rd Sb Sc"],
                    ("F2FP", "UNPACK_B"): ["Rd Sb"], ("UISETP", "EX"): ["Pu Pv Ra Sb Pp Pr"],
                    ("BRA", "CONV"): ["[Pp] Target", "Ra Target"], ("BRA", "DIV"): ["[Pp] Target", "Ra Target"]}
 # Layouts an opcode takes beyond its LAYOUTS entry, kept out of its encoding class (derive.encoding_class reads
