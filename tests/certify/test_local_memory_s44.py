@@ -63,7 +63,7 @@ def test_a_listing_that_uses_local_memory_is_refused_at_its_first_access(tmp_pat
     line = next(n for n, row in enumerate(source.read_text().splitlines(), 1) if " STL " in row)   # ptxas's STL
     found = _local_memory_findings(SimpleNamespace(identity=b"scratch", at=None), source, TARGETS[arch])
     assert len(found) == 1
-    assert found[0].message.startswith(f"kernel scratch accesses local memory (STL ")
+    assert found[0].message.startswith("kernel scratch accesses local memory (STL ")
     assert f"at scratch.sass:{line}), which no plan host gives its launches" in found[0].message
     assert found[0].at.line == line
     assert "registers or shared memory" in found[0].hint

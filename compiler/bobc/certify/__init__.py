@@ -56,7 +56,7 @@ import re
 from pathlib import Path
 from typing import Mapping
 
-from ..errors import Span, shown_path, shown_plan_text
+from ..errors import shown_path, shown_plan_text
 from ..plan.model import Plan, place
 from ..targets import Target
 from .buffers import check_host_buffers, host_buffer_extents
@@ -228,8 +228,8 @@ def _code_differs(region, source: Path, target: Target) -> Finding:
                    "its identity's source) as its code, with no byte added or changed")
 
 
-def _contract_line_fault(error: ContractError, region_at) -> Finding:
-    """A contract line that does not parse: located at its file:line:column (which its message
+def _contract_line_fault(error, region_at) -> Finding:
+    """A contract line that does not parse (kernels.ContractError): located at its file:line:column (which its message
     begins with), else at the region."""
     message, at = error.placed()
     return Finding("contract", message, at or region_at)
