@@ -235,6 +235,19 @@ def _contract_line_fault(error, region_at) -> Finding:
     return Finding("contract", message, at or region_at)
 
 
+def _launches_off_block(plan: Plan, region, yz: tuple[int, int], launches_of: dict | None,
+                        index: int | None) -> list[int]:
+    """The indices of the region's launches whose block's y and z are not `yz` (the block a
+    kernel's //@ block or its listing's .reqntid fixes); `launches_of` and `index` as
+    _block_findings takes them."""
+    if index is None:
+        index = plan.program.regions.index(region)
+    if launches_of is None:
+        launches_of = _launches_of(plan)
+    launches = plan.program.launches
+    return [i for i in launches_of.get(index, ()) if tuple(launches[i].block[1:]) != tuple(yz)]
+
+
 def _block_findings(plan: Plan, region, contract, launches_of: dict | None = None,
                     index: int | None = None) -> list[Finding]:
     """A kernel that declares the block its code is written for (`//@ block X [Y [Z]]`) is
@@ -250,12 +263,7 @@ def _block_findings(plan: Plan, region, contract, launches_of: dict | None = Non
         return [Finding("block", f"region {shown_plan_text(region.identity)} declares blocks of {region.block_x} threads, but "
                                  f"{source} is written for {x} (its //@ block): the code's thread indexing "
                                  f"would cover other elements; give the region {x}", place(region, "block_x"))]
-    if index is None:
-        index = plan.program.regions.index(region)
-    if launches_of is None:
-        launches_of = _launches_of(plan)
-    launches = plan.program.launches
-    wrong = [i for i in launches_of.get(index, ()) if tuple(launches[i].block[1:]) != (y, z)]
+    wrong = _launches_off_block(plan, region, (y, z), launches_of, index)
     if not wrong:
         return []
     first = plan.program.launches[wrong[0]]
@@ -381,15 +389,10 @@ def _required_block_findings(plan: Plan, region, source: Path, target: Target, l
     if region.block_x != x:
         return [Finding("block", f"region {shown_plan_text(region.identity)} declares blocks of {region.block_x} "
                                  f"threads, but {why}", place(region, "block_x"), hint=hint)]
-    if index is None:
-        index = plan.program.regions.index(region)
-    if launches_of is None:
-        launches_of = _launches_of(plan)
-    launches = plan.program.launches
-    wrong = [i for i in launches_of.get(index, ()) if tuple(launches[i].block[1:]) != (y, z)]
+    wrong = _launches_off_block(plan, region, (y, z), launches_of, index)
     if not wrong:
         return []
-    first = launches[wrong[0]]
+    first = plan.program.launches[wrong[0]]
     return [Finding("block", f"launch{'es' if len(wrong) > 1 else ''} {', '.join(str(i) for i in wrong[:8])}"
                              f"{' ...' if len(wrong) > 8 else ''} ({shown_plan_text(region.identity)}) run"
                              f"{'' if len(wrong) > 1 else 's'} blocks of {first.block}, but {why}", first.at, hint=hint)]

@@ -119,43 +119,6 @@ def listing_shared_bytes(lines: list[SourceLine]) -> dict[str, int]:
     return sizes
 
 
-# EIATTR codes of a cubin's .nv.info.<kernel> section (an attribute record: format byte 0x04
-# (a sized value), the code, a 16-bit size, the value): EIATTR_REQNTID, ptxas's record of PTX
-# `.reqntid X, Y, Z` -- the code is compiled for blocks of exactly that shape (ptxas drops a
-# `tid.x < X` test it then knows holds), as nvdisasm prints it: `.byte 0x04, 0x10`, `.short ...`,
-# then the three `.word`s
-_REQNTID = "0x04, 0x10"
-
-
-def listing_required_blocks(lines: list[SourceLine]) -> dict[str, tuple[int, int, int]]:
-    """The block each kernel of a listing was compiled to run in (its .nv.info.<kernel> section's
-    EIATTR_REQNTID), for the kernels that have one."""
-    out: dict[str, tuple[int, int, int]] = {}
-    current, words = None, None
-    for line in lines:
-        if line.directive is None:
-            continue
-        key, value = line.directive
-        if key == ".section":
-            name = value.split(",")[0].strip().strip('"')
-            current = name[len(".nv.info."):] if name.startswith(".nv.info.") else None
-            words = None
-        elif current is None:
-            continue
-        elif key == ".byte":
-            words = [] if ", ".join(v.strip().lower() for v in value.split(",")) == _REQNTID else None
-        elif key == ".word" and words is not None:
-            try:
-                words.append(int(value.split()[0], 0))
-            except (ValueError, IndexError):
-                words = None
-                continue
-            if len(words) == 3:
-                out[current] = tuple(words)
-                words = None
-    return out
-
-
 def is_listing(lines: list[SourceLine]) -> bool:
     return any(l.directive is not None and l.directive[0] == ".section" for l in lines)
 
@@ -225,7 +188,11 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
                                  "source file a kernel")
         check_listing_target(lines, _arch_of(target), path)
         shared = listing_shared_bytes(lines).get(kernel)    # None: the kernel declares none
-        required = listing_required_blocks(lines).get(kernel)
+        # ptxas's record of PTX `.reqntid X, Y, Z` (EIATTR_REQNTID): the code is compiled for blocks of
+        # exactly that shape (it drops a `tid.x < X` test it then knows holds)
+        from .listing_info import listing_info
+
+        required = listing_info(lines, kernel).required_block
         lines = [l for l in kernels[kernel] if l.directive is None]
         name = kernel
     directives = source_directives(lines, None if listing else target_named(_arch_of(target)))
