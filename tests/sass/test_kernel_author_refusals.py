@@ -94,10 +94,11 @@ def test_a_misspelt_modifier_gets_a_did_you_mean(tmp_path, capsys):
 @TARGETS
 @pytest.mark.parametrize("line,key", [
     ("    HMMA.16816.F32.BF16 R0, R4, R8, R0", "HMMA.16816.F32.BF16 R,R,R,R"),
-    # ptxas's tanh.approx.bf16 (sm_90; no corpus kernel has made ptxas emit it: MUFU.EX2.F16, this case until
-    # session 43, is learned from tools/ptx_corpus/wide_cover_forms.ptx, HADD2.BF16_V2 before it from
-    # sm90_bf16_forms.ptx, HFMA2.BF16_V2 before that from math_forms2.ptx, and F2FP.BF16.PACK_AB from param_shapes.ptx)
-    ("    MUFU.TANH.BF16 R0, R1", "MUFU.TANH.BF16 R,R"),
+    # ptxas's cvt.rm.bf16.f64 (sm_90; probe s44 asmsim44: no corpus kernel has made ptxas emit it yet.
+    # MUFU.TANH.BF16, this case until session 44, is learned from tools/ptx_corpus/sm90_sim_forms_s44.ptx;
+    # MUFU.EX2.F16 before it from wide_cover_forms.ptx, HADD2.BF16_V2 from sm90_bf16_forms.ptx,
+    # HFMA2.BF16_V2 from math_forms2.ptx, and F2FP.BF16.PACK_AB from param_shapes.ptx)
+    ("    F2F.BF16.F64.RM R0, R2", "F2F.BF16.F64.RM R,R"),
     ("    LDG.E.EL R0, [R2.64]", "LDG.E.EL R,[MR.64]"),
     ("    LDG.E.LTC128B R0, [R2.64]", "LDG.E.LTC128B R,[MR.64]"),
 ])
