@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from bobc.certify import _required_block_findings
+from bobc.certify import _listing_launch_findings
 from bobc.nvtools import nvdisasm, ptxas
 from bobc.sass import assemble_kernel
 from bobc.targets import SM86, SM90
@@ -59,7 +59,7 @@ def _findings(source, arch, block_x, launch_blocks=()):
     region = SimpleNamespace(identity=b"only32", block_x=block_x, at=None)
     launches = [SimpleNamespace(block=b, at=None) for b in launch_blocks]
     plan = SimpleNamespace(program=SimpleNamespace(regions=[region], launches=launches))
-    return _required_block_findings(plan, region, source, TARGETS[arch], {0: list(range(len(launches)))}, 0)
+    return _listing_launch_findings(plan, region, source, TARGETS[arch], {0: list(range(len(launches)))}, 0)
 
 
 @pytest.mark.parametrize("arch", sorted(TARGETS))

@@ -154,7 +154,6 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
                 out.append(_contract_line_fault(error, named))
         out += _block_findings(plan, region, contract, launches_of, index)
         out += _shared_findings(region, source, target)
-        out += _required_block_findings(plan, region, source, target, launches_of, index)
         out += _listing_launch_findings(plan, region, source, target, launches_of, index)
         try:
             # the build's own assembly, only of the very source found (encoded_from says so)
@@ -235,19 +234,6 @@ def _contract_line_fault(error, region_at) -> Finding:
     return Finding("contract", message, at or region_at)
 
 
-def _launches_off_block(plan: Plan, region, yz: tuple[int, int], launches_of: dict | None,
-                        index: int | None) -> list[int]:
-    """The indices of the region's launches whose block's y and z are not `yz` (the block a
-    kernel's //@ block or its listing's .reqntid fixes); `launches_of` and `index` as
-    _block_findings takes them."""
-    if index is None:
-        index = plan.program.regions.index(region)
-    if launches_of is None:
-        launches_of = _launches_of(plan)
-    launches = plan.program.launches
-    return [i for i in launches_of.get(index, ()) if tuple(launches[i].block[1:]) != tuple(yz)]
-
-
 def _block_findings(plan: Plan, region, contract, launches_of: dict | None = None,
                     index: int | None = None) -> list[Finding]:
     """A kernel that declares the block its code is written for (`//@ block X [Y [Z]]`) is
@@ -263,7 +249,12 @@ def _block_findings(plan: Plan, region, contract, launches_of: dict | None = Non
         return [Finding("block", f"region {shown_plan_text(region.identity)} declares blocks of {region.block_x} threads, but "
                                  f"{source} is written for {x} (its //@ block): the code's thread indexing "
                                  f"would cover other elements; give the region {x}", place(region, "block_x"))]
-    wrong = _launches_off_block(plan, region, (y, z), launches_of, index)
+    if index is None:
+        index = plan.program.regions.index(region)
+    if launches_of is None:
+        launches_of = _launches_of(plan)
+    launches = plan.program.launches
+    wrong = [i for i in launches_of.get(index, ()) if tuple(launches[i].block[1:]) != (y, z)]
     if not wrong:
         return []
     first = plan.program.launches[wrong[0]]
@@ -362,48 +353,16 @@ def _local_memory_findings(region, source: Path, target: Target, assembled=None)
                          "or give the kernel more registers)")]
 
 
-def _required_block_findings(plan: Plan, region, source: Path, target: Target, launches_of: dict | None = None,
-                             index: int | None = None) -> list[Finding]:
-    """An nvdisasm listing of a kernel compiled with PTX `.reqntid X, Y, Z` (its .nv.info section's
-    EIATTR_REQNTID) runs only in blocks of that shape: ptxas compiles the code for it (a
-    `tid.x < 32` test under `.reqntid 32` is dropped), and the CUDA driver refuses any other block.
-    A plan's host launches without the driver, so a region of 64 threads for such a kernel was
-    certified and its threads 32..63 ran code written for 32 (probe s44 newuser9).  Its region's x
-    and its launches' y and z must be the listing's."""
-    from ..errors import BobcError
-    from ..sass.source import read_source_bytes
-    try:
-        text = read_source_bytes(source)
-        if b".nv.info." not in text or b"0x04, 0x10" not in text:
-            return []
-        from ..kernel_cache import assemble_kernel
-        required = assemble_kernel(source, target).required_block
-    except (BobcError, OSError, ValueError):
-        return []
-    if required is None:
-        return []
-    x, y, z = required
-    why = (f"{source.name} was compiled for blocks of exactly ({x}, {y}, {z}) threads (PTX .reqntid: the "
-           f"EIATTR_REQNTID of its .nv.info section), and ptxas's code may rely on it")
-    hint = f"launch it in blocks of ({x}, {y}, {z}), or compile the PTX without .reqntid"
-    if region.block_x != x:
-        return [Finding("block", f"region {shown_plan_text(region.identity)} declares blocks of {region.block_x} "
-                                 f"threads, but {why}", place(region, "block_x"), hint=hint)]
-    wrong = _launches_off_block(plan, region, (y, z), launches_of, index)
-    if not wrong:
-        return []
-    first = plan.program.launches[wrong[0]]
-    return [Finding("block", f"launch{'es' if len(wrong) > 1 else ''} {', '.join(str(i) for i in wrong[:8])}"
-                             f"{' ...' if len(wrong) > 8 else ''} ({shown_plan_text(region.identity)}) run"
-                             f"{'' if len(wrong) > 1 else 's'} blocks of {first.block}, but {why}", first.at, hint=hint)]
-
-
 def _listing_launch_findings(plan: Plan, region, source: Path, target: Target, launches_of: dict | None = None,
                              index: int | None = None) -> list[Finding]:
     """What an nvdisasm listing's .nv.info.<kernel> records say of the launches its kernel runs in
     (bobc.sass.listing_info), each a launch the CUDA driver refuses otherwise, which a plan's host,
     launching without the driver, never did (probe s44 listingattrs):
 
+    - PTX `.reqntid X, Y, Z` (EIATTR_REQNTID): blocks of exactly that shape; ptxas compiles the code
+      for it (a `tid.x < 32` test under `.reqntid 32` is dropped), so a region of 64 threads ran
+      its threads 32..63 through code written for 32 (probe s44 newuser9).  The region's x, then
+      its launches' y and z;
     - PTX `.maxntid X, Y, Z` (EIATTR_MAX_THREADS): a block of at most X * Y * Z threads (PTX ISA,
       "Performance-Tuning Directives: .maxntid": exceeding it is a runtime error or a launch
       failure; ptxas fits its register allocation to it).  The region's x, then each launch's block;
@@ -433,7 +392,8 @@ def _listing_launch_findings(plan: Plan, region, source: Path, target: Target, l
         info = listing_info(lines, kernels[0])
     except (BobcError, OSError, ValueError):
         return []
-    if info.max_block is None and info.cluster is None and not info.explicit_cluster and info.max_cluster_rank is None:
+    if (info.required_block is None and info.max_block is None and info.cluster is None
+            and not info.explicit_cluster and info.max_cluster_rank is None):
         return []
     if index is None:
         index = plan.program.regions.index(region)
@@ -452,6 +412,17 @@ def _listing_launch_findings(plan: Plan, region, source: Path, target: Target, l
                                         f"({name}) run{'' if len(bad) > 1 else 's'} {what(first)}, but {why}",
                                first.at, hint=hint))
 
+    if info.required_block is not None:
+        x, y, z = info.required_block
+        why = (f"{source.name} was compiled for blocks of exactly ({x}, {y}, {z}) threads (PTX .reqntid: the "
+               f"EIATTR_REQNTID of its .nv.info section), and ptxas's code may rely on it")
+        hint = f"launch it in blocks of ({x}, {y}, {z}), or compile the PTX without .reqntid"
+        if region.block_x != x:
+            out.append(Finding("block", f"region {name} declares blocks of {region.block_x} threads, but {why}",
+                               place(region, "block_x"), hint=hint))
+        else:
+            wrong_launches([(i, l) for i, l in runs if tuple(l.block[1:]) != (y, z)],
+                           lambda l: f"blocks of {l.block}", why, hint)
     if info.max_block is not None:
         x, y, z = info.max_block
         most = x * y * z
