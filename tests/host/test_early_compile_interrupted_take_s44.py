@@ -22,23 +22,14 @@ from pathlib import Path
 
 import pytest
 
+# a runtime source's compile notes its pid, ignores SIGTERM and SIGINT, and never ends (the s35 stub)
+from tests.test_cli_signals import alive
+from tests.test_signal_children_s35 import STUBBORN_GCC
+
 REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
 
-# a runtime source's compile notes its pid, ignores SIGTERM and SIGINT, and never ends
-STUBBORN_GCC = """#!/bin/sh
-for word in "$@"; do
-    if [ "$word" = -c ]; then
-        exec "$PYTHON" -c 'import os, signal, time
-signal.signal(signal.SIGTERM, signal.SIG_IGN)
-signal.signal(signal.SIGINT, signal.SIG_IGN)
-open(os.environ["FAKE_PIDS"], "a").write(f"{os.getpid()}\\n")
-time.sleep(600)'
-    fi
-done
-exec "$REAL_GCC" "$@"
-"""
 
 # in a process of its own: the early compile started as `bobc build -o` starts it, a SIGALRM
 # while library_objects waits for it, then the `with` left as the interrupted build leaves it
@@ -69,11 +60,6 @@ SCRIPT = textwrap.dedent("""
             sys.exit("library_objects returned from a compile that never ends")
     print("left", flush=True)
 """)
-
-
-def alive(pid: int) -> bool:
-    """Running, or ended and not reaped (a zombie): either is a gcc the build did not finish with."""
-    return Path(f"/proc/{pid}").exists()
 
 
 def test_an_interrupted_wait_for_the_early_compile_still_kills_compilers_that_ignore_sigterm(tmp_path):
