@@ -23,7 +23,6 @@ from pathlib import Path
 import pytest
 
 # a runtime source's compile notes its pid, ignores SIGTERM and SIGINT, and never ends (the s35 stub)
-from tests.test_cli_signals import alive
 from tests.test_signal_children_s35 import STUBBORN_GCC
 
 REPO = Path(__file__).resolve().parents[2]
@@ -60,6 +59,11 @@ SCRIPT = textwrap.dedent("""
             sys.exit("library_objects returned from a compile that never ends")
     print("left", flush=True)
 """)
+
+
+def alive(pid: int) -> bool:
+    """Running, or ended and not reaped (a zombie): either is a gcc the build did not finish with."""
+    return Path(f"/proc/{pid}").exists()
 
 
 def test_an_interrupted_wait_for_the_early_compile_still_kills_compilers_that_ignore_sigterm(tmp_path):
