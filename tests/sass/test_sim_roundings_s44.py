@@ -186,7 +186,9 @@ def add_exact(a: float, b: float, mode: str, sat: bool = False) -> np.float32:
         else:
             r = round_f32(x, mode)
     if sat:
-        r = np.float32(0.0) if np.isnan(r) else np.float32(min(max(float(r), 0.0), 1.0))
+        # a NaN and either zero are +0: the H200 stored +0 for add.rm.sat.f32's -0 sums (session 45's run,
+        # tests/gpu/logs/2026-12-07-s45-h200-pytest_gpu.log; the PTX ISA's clamp to [0.0, 1.0] leaves -0's sign open)
+        r = np.float32(0.0) if np.isnan(r) or r == 0 else np.float32(min(max(float(r), 0.0), 1.0))
     return r
 
 

@@ -2166,7 +2166,9 @@ class Launch:
     def _fset(self, ins, d, value, mask, mods=()):
         value = np.asarray(value, dtype=np.float32)
         if "SAT" in mods:
-            value = np.where(np.isnan(value), np.float32(0), np.clip(value, 0, 1)).astype(np.float32)
+            # .SAT clamps to [+0, 1]: a NaN and -0 are +0 (the H200's add.rm.sat.f32 of x + -x, session 45; NumPy's
+            # clip keeps -0)
+            value = np.where(np.isnan(value) | (value == 0), np.float32(0), np.clip(value, 0, 1)).astype(np.float32)
         if "FTZ" in mods:
             value = _ftz32(value)
         self._dst(ins, d, self._full(_bits32(value)), mask)
