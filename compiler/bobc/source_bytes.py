@@ -7,11 +7,14 @@ columns on line 1 count from after it).  Refused, in this order:
   the `iconv` line that converts it -- whatever UTF-8 makes of its bytes;
 - binary data (a NUL in the first JUDGED_BYTES, or more than CONTROL_SHARE of control bytes
   there; past them a NUL among bytes that are not UTF-8), named by its first such byte, with no
-  excerpt of it;
+  excerpt of it -- but text with a stray NUL (at most STRAY_NULS of them in the first
+  JUDGED_BYTES, the file UTF-8 and its other control bytes within CONTROL_SHARE) is text, whose
+  NUL refuse_nul places;
 - any other bytes that are not UTF-8, at the line and column of the first one (columns count
   characters, as every message's column does, docs/language.md), with its excerpt and caret;
-- a NUL past the judged bytes (refuse_nul, on the text as the reader numbers its lines): the
-  same character is binary data in the first JUDGED_BYTES, so it is taken nowhere in a source.
+- a NUL in text (refuse_nul, on the text as the reader numbers its lines), at its line and
+  column with "delete it": a stray NUL an editor or a tool wrote into a module was "binary data
+  (byte 0x00 at offset N)" at 1:1 with the hint to name the plan module (probe s43 fuzz F4).
 
 No lark here: `bobc asm` reads its source through this without loading the plan language.
 """
@@ -25,6 +28,10 @@ JUDGED_BYTES = 4096
 # (other than tab, newlines, form feed, vertical tab), is binary data, not text that lost its encoding
 CONTROL_SHARE = 0.05
 _TEXT_CONTROLS = frozenset(b"\t\n\r\f\v")
+# a text file with this many NULs or fewer in its first JUDGED_BYTES (and otherwise text) is text with
+# stray NULs, refused at the first one's line and column; a binary file (a record's little-endian
+# counts, an executable's headers) has many more
+STRAY_NULS = 4
 # UTF-16 without a byte order mark: at least this share of one half's bytes (every other byte) NUL
 _UTF16_NUL_SHARE = 0.75
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -72,6 +79,20 @@ def binary(data: bytes, nul_within: int = 1 << 16) -> int | None:
     return None
 
 
+def stray_nuls(data: bytes) -> bool:
+    """`data` is UTF-8 text but for a few NULs (STRAY_NULS or fewer in its first JUDGED_BYTES, its
+    other control bytes there within CONTROL_SHARE): text in which a tool left a NUL, not binary
+    data."""
+    head = data[:JUDGED_BYTES]
+    if not 0 < head.count(0) <= STRAY_NULS or binary(data.replace(b"\0", b"")) is not None:
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def place(data: bytes, start: int) -> tuple[int, int]:
     """The 1-based line and column of byte `start` of `data`, as every reader numbers them: lines
     ended by LF, CR LF or CR, columns counted in characters (the bytes before it on its line
@@ -101,6 +122,8 @@ def decode(data: bytes, path, *, error=BobcError, what: str, files: str, suffix:
     # 0x80): a NUL near the start, or many control bytes there
     at = binary(data, nul_within=JUDGED_BYTES)
     failure = None
+    if at is not None and stray_nuls(data):
+        return data.decode("utf-8")         # the caller's refuse_nul places the NUL
     if at is None:
         try:
             return data.decode("utf-8")

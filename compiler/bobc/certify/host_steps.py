@@ -202,6 +202,43 @@ def _writes(step) -> list[tuple[str, int, int]]:
     return [w for w in out if w[2]]
 
 
+# a mapped operand (bobc/native/program.py: an operand's kind 0 is a constant, 1 a slot, 2 a state
+# word, 3 the 8-byte mapped word at its value)
+_MAPPED_OPERAND = 3
+
+
+def _mapped_reads(step) -> list[tuple[str, int, int]]:
+    """(what, address, bytes) of each mapped read of a Commands step's native commands: a
+    CopyMappedToState's range, a WaitMapped's word, every operand read from a mapped word (their
+    addresses are the commands' constants, as the writes' are)."""
+    if step.kind.name != "commands":
+        return []
+    from ..native import program as native
+
+    try:
+        decoded = native.decode(step.commands)
+    except native.ProgramError:
+        return []                      # refused where the plan is read (plan.commands)
+    out = []
+    for index, command in enumerate(decoded.commands):
+        where = f"command {index} ({command.name}) "
+        if command.name == "CopyMappedToState":
+            out.append((where, command.n[0], command.n[2]))
+        elif command.name == "WaitMapped":
+            out.append((where, command.n[0], 8))
+        out.extend((where, value, 8) for kind, value in command.v if kind == _MAPPED_OPERAND)
+    return [r for r in out if r[2]]
+
+
+# what to do about a Commands step's mapped range outside every buffer (a plan host refuses Map by
+# name: docs/host-steps.md, "Commands inside a plan host")
+def _unmapped_hint() -> str:
+    from ..resources import doc
+    return ("a plan host's commands reach only the plan's buffers, each at its GPU address (Map is the plan "
+            "host's own): give an address inside one of the layout's buffers, or add a buffer there to the "
+            f"plan's layout ({doc('host-steps.md')}, \"Commands inside a plan host\")")
+
+
 def _images_of(plan: Plan, target, contracts):
     """The images of `plan` for `target` with the tensor maps of `contracts`, its launches
     ordered by their footprints (nvidia/encode.py host_buffer_ranges's)."""
@@ -275,7 +312,16 @@ def check_host_writes(plan: Plan, target=None, contracts=None, images=None) -> l
             elif what and not any(low <= address and address + size <= high for _, low, high in spans):
                 out.append(Finding("host-step", f"the host's {name} {what}writes {span(address, size)} "
                                                 f"({size:,} bytes), which lies in no buffer the plan maps: "
-                                                f"every invocation would stop there (status 10)", step.at))
+                                                f"every invocation would stop there (status 10)", step.at,
+                                   hint=_unmapped_hint()))
+        # a mapped read may read any buffer (machine buffers too), but one outside them all stops the
+        # host as a write there does (runtime_c/native_machine.c np_mapped, status 10)
+        for what, address, size in _mapped_reads(step):
+            if not any(low <= address and address + size <= high for _, low, high in spans):
+                out.append(Finding("host-step", f"the host's {name} {what}reads {span(address, size)} "
+                                                f"({size:,} bytes), which lies in no buffer the plan maps: "
+                                                f"every invocation would stop there (status 10)", step.at,
+                                   hint=_unmapped_hint()))
     return out
 
 

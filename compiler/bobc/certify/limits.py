@@ -77,8 +77,10 @@ IDENTITY_BYTES = 1 << 16
 CHECKPOINT_FILE_BYTES = 1 << 30
 # runtime_c/host_io.h RT_IO_STEP_LIMIT: a per-step fill's u32 global step
 STEP_LIMIT = U32
-# runtime_c/native_request.c: a SplitMix64 initializer shifts its 64-bit draw by at most 63
-INITIALIZER_SHIFT = 63
+# runtime_c/native_request.c (`shift == 0 || shift > 63` refused) and plan/extract.py: a SplitMix64
+# initializer shifts its 64-bit draw by 1..63 (0 would keep the whole draw, which rt_init_chunk then
+# takes as an int64_t; docs/limits.md)
+INITIALIZER_SHIFT_LEAST, INITIALIZER_SHIFT = 1, 63
 # runtime_c/host_runtime.c rt_init_chunk: element i is (u - center) / denominator with u = z_i >> shift
 # (below 2^63) and the difference taken in int64_t, so a center past 2^63 - 1 would overflow it
 # (the C host's value would differ from the exact one, and the reference runner's NumPy subtraction fails)
@@ -242,7 +244,9 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
         _fills(plan, out)
         for index, initializer in enumerate(host.initializers):
             name = f"checkpoint chunk {index}'s initializer ({initializer.kind})"
-            limit(f"{name} shift", initializer.shift, INITIALIZER_SHIFT, at=place(initializer, "shift"))
+            if initializer.kind != "zero":          # a zero initializer draws nothing: it has no shift
+                limit(f"{name} shift", initializer.shift, INITIALIZER_SHIFT, least=INITIALIZER_SHIFT_LEAST,
+                      at=place(initializer, "shift"))
             limit(f"{name} center", initializer.center, INITIALIZER_CENTER, at=place(initializer, "center"))
             if not 1 <= initializer.denominator <= U64:
                 out.append(Finding("limit", f"{name} denominator is {shown(initializer.denominator)}: outside "

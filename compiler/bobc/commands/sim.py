@@ -12,7 +12,7 @@ address, the first faulting thread and the instruction's file:line:column (exit 
 from __future__ import annotations
 
 from ..cli import _positive
-from ..errors import UsageError
+from ..errors import UsageError, shown_plan_text
 from ..resources import doc
 from ..sim.limits import MAX_STEPS
 from ..targets import TARGETS, target_named
@@ -242,6 +242,7 @@ def _simulate(args):
                           check_order=not args.no_order_check, max_steps=args.max_steps)
     except SimulationFault as fault:
         _place_in_source(fault, built, target)
+        _name_shared_memory(fault, built.plan)
         raise
     files.stage("--predictions", result.predictions)
     files.stage("--result", result.result)
@@ -305,3 +306,29 @@ def _place_in_source(fault, built, target) -> None:
     others = [f"{place:#06x} is {spans[place]}" for place in getattr(fault, "places", ()) if place in spans]
     if others:
         fault.extend(f" ({'; '.join(others)})")
+
+
+def _name_shared_memory(fault, plan) -> None:
+    """An access past the block's shared memory names where the plan gives that memory: the
+    launch's region's shared bytes (its QMD's SHARED_MEMORY_SIZE, rounded up by the encoder to the
+    target's granule), written at the region's file:line:column (probe s44 newuser9: the message
+    said "the block's 1024 bytes" and nothing of the region's 128)."""
+    import re
+
+    found = re.match(r"launch \d+ \((.+)\)$", getattr(fault, "launch", None) or "")
+    if getattr(fault, "memory", None) != "shared" or not found:
+        return
+    # the launch's region by its identity (the images may order launches otherwise than the plan)
+    region = next((r for r in plan.program.regions if shown_plan_text(r.identity) == found.group(1)), None)
+    if region is None:
+        return
+    at = (region.at or {}).get("shared_bytes") or (region.at or {}).get("")
+    given = re.search(r"the block's (\d+) bytes of shared memory", fault.message)
+    rounded = (f"; the launch's QMD rounds them up to {given.group(1)}"
+               if given and int(given.group(1)) != region.shared_bytes else "")
+    fault.extend(f"; the block's shared memory is region {shown_plan_text(region.identity)}'s shared bytes "
+                 f"({region.shared_bytes:,}{f', given at {at}' if at is not None else ''}{rounded})")
+    fault.hint = ("give the region the shared bytes its kernel's code reaches (declare them on the kernel's "
+                  "`.shared` line: the region's `sm86ProgramSharedBytes` gives what the source declares), or "
+                  "correct the access's address")
+

@@ -512,11 +512,13 @@ class Launch:
         self.shared_window = int.from_bytes(window, "little") if len(window) == 8 else 0
 
     # ------------------------------------------------------------ operands
-    def _fail(self, ins: Instruction, message: str, cls=SimulationFault, thread: int | None = None):
+    def _fail(self, ins: Instruction, message: str, cls=SimulationFault, thread: int | None = None,
+              memory: str | None = None):
         """Refuse `ins`; `thread`: the first faulting thread (a column), where only some of the
-        executing threads fault (the fault path names the first executing thread otherwise)."""
+        executing threads fault (the fault path names the first executing thread otherwise);
+        `memory`: SimulationFault.memory."""
         fault = cls(f"{self.g.name}: instruction at {ins.pc:#06x} ({ins.text}): {message}")
-        fault.launch, fault.pc, fault.thread = self.g.name, ins.pc, thread
+        fault.launch, fault.pc, fault.thread, fault.memory = self.g.name, ins.pc, thread, memory
         raise fault
 
     @staticmethod
@@ -3503,9 +3505,11 @@ class Launch:
         bad = (offset + size > self.shared_bytes) | (offset % size != 0)
         if bad.any():
             first = int(offset[np.argmax(bad)])
-            why = ("is misaligned" if first % size else
-                   f"lies outside the block's {self.shared_bytes} bytes of shared memory")
-            self._fail(ins, f"shared-memory access at {first:#x} ({size} bytes) {why}", thread=self._first(mask, bad))
+            outside = not first % size
+            why = (f"lies outside the block's {self.shared_bytes} bytes of shared memory" if outside else
+                   "is misaligned")
+            self._fail(ins, f"shared-memory access at {first:#x} ({size} bytes) {why}", thread=self._first(mask, bad),
+                       memory="shared" if outside else None)
         index = block * self.shared_bytes + offset
         if (self.copies_open or self.copy_groups) and not copying:     # some copy has yet to land
             racing = self.copy_pending[index[:, None] + np.arange(size)].any(axis=1)

@@ -18,6 +18,9 @@ class SimulationFault(BobcError):
     thread: int | None = None
     index: int | None = None
     places: tuple[int, ...] = ()
+    # "shared" for an access past the block's shared memory (its size is the launch's QMD
+    # SHARED_MEMORY_SIZE, which `bobc sim` traces back to the region that gives it), else None
+    memory: str | None = None
 
     def extend(self, text: str) -> None:
         """Add `text` to the message (what the executor's fault path knows and the raiser did not)."""
