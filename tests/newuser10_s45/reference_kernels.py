@@ -1,6 +1,6 @@
 """Mlp's kernels in NumPy for `bobc run --reference`: binary32, every product and sum
 rounded separately in the PTX's order; each MUFU (ex2, rcp, lg2) computed in float64 and
-rounded to float32 (docs/writing-a-plan.md, section 2)."""
+rounded to float32, a subnormal flushed where the unit flushes it (docs/writing-a-plan.md, section 2)."""
 from __future__ import annotations
 
 import numpy as np
@@ -24,13 +24,20 @@ def _ex2(x):
     return np.where(np.abs(r) < np.float32(2.0 ** -126), np.float32(0), r).astype(np.float32)
 
 
+def _ftz(x):
+    """A subnormal as a zero of its sign: the MUFU unit's rcp / lg2 .approx.ftz operands (docs/simulator.md)."""
+    x = np.asarray(x, np.float32)
+    return np.where(np.abs(x) < np.float32(2.0 ** -126), np.copysign(np.float32(0), x), x).astype(np.float32)
+
+
 def _rcp(x):
-    return (1.0 / x.astype(np.float64)).astype(np.float32)
+    with np.errstate(divide="ignore", over="ignore"):
+        return _ftz((1.0 / _ftz(x).astype(np.float64)).astype(np.float32))
 
 
 def _lg2(x):
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.log2(x.astype(np.float64)).astype(np.float32)
+        return np.log2(_ftz(x).astype(np.float64)).astype(np.float32)
 
 
 def _split(W, d, h, c):
