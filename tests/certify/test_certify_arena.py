@@ -107,7 +107,8 @@ def test_a_resident_outside_its_window_is_refused(plan):
 
 
 def test_a_kernel_over_its_register_budget_is_refused(plan):
-    assert messages(plan, needs={"bob-adamw": 40}) == ["region bob-adamw needs 40 registers but declares 32"]
+    assert messages(plan, needs={"bob-adamw": 40}) == ["region bob-adamw needs 40 registers but declares 32 (its sm_90 code, "
+                                                      "bob-adamw.sass)"]
     with pytest.raises(CertificationError, match="region bob-adamw needs 40 registers but declares 32"):
         certify(plan, SM86, needs={"bob-adamw": 40})
 

@@ -503,7 +503,8 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
             contract_faults += check_code_reads(contract)
     if read_contracts is not None:
         read_contracts.update(contracts)
-    register_faults = check_registers(plan, needs, target)
+    register_faults = check_registers(plan, needs, target,
+                                      {i: c.source for i, c in contracts.items() if getattr(c, "source", None)})
     from ..errors import BobcError
     from .footprints import shipped_images
     from .host_steps import _images_of

@@ -2,6 +2,7 @@
 what its kernel needs (the bounds: bobc.targets TargetLimits)."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Mapping
 
 from ..errors import shown_plan_text
@@ -10,7 +11,10 @@ from ..targets import WARP_THREADS, Target
 from .findings import Finding
 
 
-def check_registers(plan: Plan, needs: Mapping[str, int] | None, target: Target) -> list[Finding]:
+def check_registers(plan: Plan, needs: Mapping[str, int] | None, target: Target,
+                    sources: Mapping[str, Path] | None = None) -> list[Finding]:
+    """`sources`: region identity -> the kernel source its code for `target` was assembled from (a
+    per-target variant, `<stem>.sm_90.sass`, where the build found one), named in a shortfall."""
     out: list[Finding] = []
     limits = target.limits
     sm = target.sm_resources
@@ -68,6 +72,15 @@ def check_registers(plan: Plan, needs: Mapping[str, int] | None, target: Target)
         if region is None:
             out.append(Finding("registers", f"the assembled kernel {shown_plan_text(identity)} belongs to no region of the plan"))
         elif need > region.registers:
+            # a region's registers are one number for every target its plan is built for, where a per-target
+            # listing's needs differ (ptxas gave a new user's kernel 24 on sm_86 and 34 on sm_90, and the
+            # sm_90 check said only "needs 34 but declares 24": probe s45 newuser10)
+            source = (sources or {}).get(identity)
+            code = f"its {target.name} code, {source.name}" if source is not None else f"its {target.name} code"
             out.append(Finding("registers", f"region {shown_plan_text(identity)} needs {need} registers but declares "
-                                            f"{region.registers}", place(region, "registers")))
+                                            f"{region.registers} ({code})", place(region, "registers"),
+                               hint=f"declare at least {need} registers for region {shown_plan_text(identity)} (the "
+                                    f"region's registers field, NvidiaDeviceRegionValue's third): one number serves "
+                                    f"every target the plan is built for, so give the most any target's source needs "
+                                    f"(`bobc asm SOURCE --arch TARGET` prints each one's count)"))
     return out

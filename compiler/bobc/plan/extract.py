@@ -46,6 +46,32 @@ class ExtractError(BobcError):
     """A plan value does not have the shape the backend needs."""
 
 
+def _argument_of(word: int) -> str:
+    """`word`'s argument, where the word lies past the parameter base of the layout a plan is written in
+    (sm_86's: argument i is word SM86.parameter_base / 8 + i; an sm_90 build moves them itself)."""
+    from ..targets import SM86
+    base = SM86.parameter_base // 8
+    return f"argument {word - base}: " if word >= base else ""
+
+
+def _blocks_too_big(needed: int) -> str:
+    """What a parameter block of `needed` bytes (sm_86's layout) cannot be given by: the targets whose
+    constant bank 0 image is smaller (bobc.targets; their argument words 0..N from their parameter base),
+    and what to do.  A new user's launch of argument 20 on sm_86 was told to give a 520-byte block, which
+    the sm_86 build then refused as outside 0..512 on every launch (probe s45 newuser10)."""
+    from ..targets import TARGETS
+    short = [t for t in TARGETS.values() if needed > t.parameter_block_bytes]
+    if not short:
+        return ""
+    said = "; ".join(f"{t.name}'s constant bank 0 is {t.parameter_block_bytes} bytes, arguments 0.."
+                     f"{(t.parameter_block_bytes - t.parameter_base) // 8 - 1} from {t.parameter_base:#x}"
+                     for t in short)
+    fits = [t for t in TARGETS.values() if needed <= t.parameter_block_bytes]
+    other = (f", or build for {', '.join(t.name for t in fits)} only (at most "
+             f"{', '.join(f'{t.parameter_block_bytes} bytes' for t in fits)})") if fits else ""
+    return (f", which a build for {', '.join(t.name for t in short)} cannot give ({said}): pass fewer words "
+            f"(two 32-bit scalars share one) or the rest in a resident the kernel reads{other}")
+
 def _library_prefix() -> str:
     from ..language.modules import specs_folder
 
@@ -402,10 +428,10 @@ def _launches(r: _Reader, value, regions, program_base: int) -> tuple[Launch, ..
         for p in patches:
             if (p.word + 1) * 8 > parameter_bytes:
                 needed = max((q.word + 1) * 8 for q in patches)
-                r.fail(f"{what} patches word {p.word} (bytes {p.word * 8}..{p.word * 8 + 7}), "
+                r.fail(f"{what} patches word {p.word} ({_argument_of(p.word)}bytes {p.word * 8}..{p.word * 8 + 7}), "
                        f"past its {parameter_bytes}-byte parameter block; its patches need a block of at least "
-                       f"{needed} bytes (the kernel's parameter bytes, NvidiaLaunchKernelValue's last field)",
-                       p.at or at)
+                       f"{needed} bytes (the kernel's parameter bytes, NvidiaLaunchKernelValue's last field)"
+                       f"{_blocks_too_big(needed)}", p.at or at)
         launches.append(Launch(
             identity=identity, region=region, program_address=address,
             grid=(r.nat(k["nvidiaLaunchKernelGridX"], f"{what}'s grid x"),

@@ -247,6 +247,16 @@ def _add_packed_halves(old, value, bfloat: bool) -> np.uint32:
         return np.uint32(_pack(np.float64(al) + np.float64(bl), np.float64(ah) + np.float64(bh)))
 
 
+# The binary32 MUFU functions whose unit flushes a subnormal operand to a zero of its sign (RCP its subnormal
+# result too; EX2's result: op_MUFU).  The PTX ISA's lg2 / rcp / rsqrt / sqrt .approx.ftz.f32 flush subnormal
+# inputs (rcp's results) to sign-preserving zero, and ptxas compiles each to the lone MUFU; their forms without
+# .ftz, which support subnormals, it wraps: an operand below 2^-126 is scaled by 2^24 before the MUFU and the
+# result scaled back (rcp's operand above 2^126 by 1/4 too, so the MUFU never makes a subnormal), which the
+# unit would not need if it kept them.  Before probe s45 newuser10 the simulator kept them: MUFU.LG2 of 2^-149
+# gave -149 where lg2.approx.ftz.f32 is -inf, MUFU.SQRT of 1e-40 1e-20 where it is 0.
+MUFU_FLUSHES_OPERAND = frozenset({"LG2", "RCP", "RSQ", "SQRT"})
+
+
 def _ftz32(x):
     x = np.asarray(x, dtype=np.float32)
     return np.where(np.abs(x) < np.finfo(np.float32).tiny, np.copysign(np.float32(0), x), x).astype(np.float32)
@@ -2306,14 +2316,17 @@ class Launch:
             # modelled as binary32 a 16-bit MUFU stored 1.0f's bits for ex2(0), silently (probe s38)
             self._unmodeled(ins, f"{ins.full_opcode} (MUFU.EX2 / .TANH .F16 / .BF16 and MUFU of binary32 operands)")
         with np.errstate(all="ignore"):
-            x = self.f32(ins, o[1]).astype(np.float64)
+            x = self.f32(ins, o[1])
+            if function in MUFU_FLUSHES_OPERAND:
+                x = _ftz32(x)
+            x = x.astype(np.float64)
             if function == "EX2":
                 y = np.exp2(x).astype(np.float32)
                 y = np.where(np.abs(y) < np.finfo(np.float32).tiny, np.float32(0), y)
             elif function == "LG2":
                 y = np.log2(x).astype(np.float32)
             elif function == "RCP":
-                y = (1.0 / x).astype(np.float32)
+                y = _ftz32((1.0 / x).astype(np.float32))
             elif function == "RSQ":
                 y = (1.0 / np.sqrt(x)).astype(np.float32)
             elif function == "SQRT":
