@@ -173,6 +173,42 @@ for name, case in sorted({**s44_rounding_cases(), **s44_xorsign_cases(), **s44_m
     if not assembled:
         print(f"prepare.sh: {name}: bobc's assembler lacks a form of ptxas's code; ptxas's cubin alone")
 PYEOF
+# probe s45 (helper gpuprobes45): the simulator rules session 45 rests on the PTX ISA alone -- binary32 MUFU with
+# subnormal operands / results (lg2 / rcp / rsqrt / sqrt / ex2 .approx(.ftz).f32: tests/sass/test_sim_mufu_subnormal_s45.py)
+# and binary16 .SAT of -0 results (add / sub / mul / fma .sat .f16(x2): tests/sass/test_sim_half_sat_s45.py); ptxas's
+# cubin of each, bobc's where its assembler has every form (not HMUL2.SAT yet: s45_mul_sat_f16x2), and the simulator's
+# first words of ptxas's cubin (NAME.sim.npy), which tests/gpu/test_sim_probes_gpu.py holds the GPU's to
+"$PY" - <<'PYEOF'
+import contextlib
+import io
+import subprocess
+
+import numpy as np
+
+from bobc.cli import main
+from bobc.nvtools import nvdisasm, ptxas
+from bobc.sim.kernel import run_kernel
+from tests.sass.test_ffma_rounding_s42 import BLOCK
+from tests.sass.test_sim_half_sat_s45 import sm90_cases as s45_sat_cases
+from tests.sass.test_sim_mufu_subnormal_s45 import sm90_cases as s45_mufu_cases
+d = ".device/sim-probes"
+for name, (ptx, words) in sorted({**s45_mufu_cases(), **s45_sat_cases()}.items()):
+    open(f"{d}/{name}.ptx", "w").write(ptx)
+    subprocess.run([ptxas(), "-arch=sm_90", "-O3", f"{d}/{name}.ptx", "-o", f"{d}/{name}.ptxas.cubin"], check=True)
+    listing = subprocess.run([nvdisasm(), "-hex", f"{d}/{name}.ptxas.cubin"], check=True, capture_output=True,
+                             text=True).stdout
+    open(f"{d}/{name}.lst", "w").write(listing)
+    with contextlib.redirect_stderr(io.StringIO()):
+        assembled = main(["asm", f"{d}/{name}.lst", "--arch", "sm_90", "--kernel", name, "--cubin",
+                          "-o", f"{d}/{name}.bobc.cubin"]) == 0
+    if not assembled:
+        print(f"prepare.sh: {name}: bobc's assembler lacks a form of ptxas's code; ptxas's cubin alone")
+    n = words.shape[1]
+    out = run_kernel(open(f"{d}/{name}.ptxas.cubin", "rb").read(), "sm_90", grid=n // BLOCK, block=BLOCK,
+                     params=["out", "in", np.uint32(n)], kernel_name=name,
+                     buffers={"out": np.zeros(2 * n, np.uint32), "in": words.astype(np.uint32).reshape(-1)})["out"]
+    np.save(f"{d}/{name}.sim.npy", out.reshape(n, 2)[:, 0])
+PYEOF
 rm -rf .device/bob-reference
 cp -r tests/data/shared/data/bob-reference .device/
 if [ -n "$PACK" ]; then

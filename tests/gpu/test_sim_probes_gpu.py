@@ -290,3 +290,47 @@ def test_s44_forms_store_the_oracle_words(folder, name, which):
         _record(f"== {name} ({which}): {len(beyond)} GPU results beyond one ulp of the true value\n" +
                 "\n".join(beyond) + "\n")
         assert not fixed, f"GPU ({which}) {name} != the PTX ISA's specials:\n" + "\n".join(fixed[:12])
+
+
+# Probe s45 (helper gpuprobes45): two simulator rules session 45 rests on the PTX ISA alone.  (1) binary32 MUFU with
+# subnormal operands (commit df4255bc, tests/sass/test_sim_mufu_subnormal_s45.py): lg2 / rcp / rsqrt / sqrt / ex2
+# .approx(.ftz).f32 -- the .ftz forms (the lone MUFU) flush a subnormal operand (rcp / ex2 a subnormal result) to a
+# zero of its sign, the others keep subnormals through ptxas's scaling.  (2) binary16 .SAT of a -0 result
+# (tests/sass/test_sim_half_sat_s45.py): add / sub / mul / fma .sat .f16(x2), where the simulator's clamp keeps -0
+# (the H200 made add.rm.sat.f32's -0 +0).  The GPU's first words are held to the simulator's (NAME.sim.npy: prepare.sh
+# ran ptxas's cubin in the simulator): MUFU's exact lanes (flushed operands / results, specials) and every .SAT word
+# equal, MUFU's approximations within EIGHT_ULPS (rcp.ftz results just below 2^-126 recorded only); each differing
+# word is written to NAN_BITS_LOG (else printed).  A .SAT failure means the simulator's -0 is wrong for that form.
+# bobc's cubin where prepare.sh could assemble it (not HMUL2.SAT, s45_mul_sat_f16x2: skipped, naming that).
+from tests.sass import test_sim_half_sat_s45 as s45_sat, test_sim_mufu_subnormal_s45 as s45_mufu  # noqa: E402
+
+S45_MUFU, S45_SAT = s45_mufu.sm90_cases(), s45_sat.sm90_cases()
+S45_RUNS = [(name, which) for name in sorted({**S45_MUFU, **S45_SAT}) for which in ("ptxas", "bobc")]
+
+
+@pytest.mark.parametrize(("name", "which"), S45_RUNS)
+def test_s45_forms_store_the_simulators_words(folder, name, which):
+    path, simulated = folder / f"{name}.{which}.cubin", folder / f"{name}.sim.npy"
+    if not simulated.is_file():
+        pytest.fail(f"no {simulated.name}: rerun tests/gpu/prepare.sh (session 45's, which writes the simulator's words)")
+    if which == "bobc" and not path.is_file() and (folder / f"{name}.ptxas.cubin").is_file():
+        pytest.skip(f"bobc's assembler lacks a form of ptxas's {name} (tests/gpu/prepare.sh made ptxas's cubin alone)")
+    words = {**S45_MUFU, **S45_SAT}[name][1]
+    n = words.shape[1]
+    module = cp.RawModule(path=str(path))
+    out = cp.zeros(2 * n, cp.uint32)
+    module.get_function(name)((n // s44_round.BLOCK,), (s44_round.BLOCK,),
+                              (out, cp.asarray(words.reshape(-1)), np.uint32(n)))
+    cp.cuda.Device().synchronize()
+    got, sim = cp.asnumpy(out).reshape(n, 2)[:, 0], np.load(simulated)
+    short = name[len("s45_"):]
+    if name in S45_MUFU:
+        bad, differ = s45_mufu.gpu_faults(short, words, got, sim)
+        _record(f"== {name} ({which}): {len(differ)} words where the GPU and the simulator differ\n" +
+                "\n".join(differ) + "\n")
+        assert not bad, f"GPU ({which}) {name}: {len(bad)} words break the simulator's MUFU rule:\n" + "\n".join(bad[:12])
+    else:
+        bad = s45_sat.gpu_faults(short, words, got, sim)
+        _record(f"== {name} ({which}): {len(bad)} .SAT words where the GPU and the simulator differ\n" +
+                "\n".join(bad) + "\n")
+        assert not bad, f"GPU ({which}) {name}: the simulator's binary16 .SAT is wrong here:\n" + "\n".join(bad[:12])
