@@ -92,6 +92,55 @@ def note_absent(paths, target) -> None:
         _note(_target_name(target), str(path), ABSENT)
 
 
+# A listing entry's tag for a kernel search's answer: [SEARCHED, target name, identity, folders,
+# the file found (absolute) or ABSENT].  Evaluating a plan asks the recursive search which file it
+# finds for each kernel it encodes (bobc.plan.intrinsics _same_as_search: a copy found first is refused), and a
+# file added under any folder of the search may change that answer -- a backup copy, a variant in
+# another subfolder -- so a result kept with it holds only while the search still answers the same
+# (bobc.stored; probe s45 determinism3 finding 1).
+SEARCHED = "searched"
+
+
+def note_search(identity: str, folders, target, found) -> None:
+    """Note that the kernel search (bobc.kernel_search.find_source) of `identity` in `folders` for
+    `target` found `found` (None: nothing), in every open record."""
+    import os
+
+    folders = tuple(os.path.abspath(folder) for folder in folders)
+    answer = os.path.abspath(found) if found is not None else ABSENT
+    for record in _OPEN.get():
+        record.setdefault((SEARCHED, _target_name(target)), {})[(identity, folders)] = answer
+
+
+def searches_read(target, record: dict | None = None) -> list[list]:
+    """[SEARCHED, target name, identity, [folder, ...], the file found or ABSENT] of every kernel
+    search noted for `target` (note_search), as `record` holds them, else as the records open now do: what a
+    result computed from them must find again before it is reused (bobc.stored)."""
+    name = _target_name(target)
+    records = (record,) if record is not None else _OPEN.get()
+    found: dict = {}
+    for each in records:
+        found.update(each.get((SEARCHED, name), {}))
+    return [[SEARCHED, name, identity, list(folders), answer]
+            for (identity, folders), answer in sorted(found.items())]
+
+
+def search_holds(entry) -> bool:
+    """Whether the kernel search noted as `entry` (searches_read's form) finds the same file now;
+    a search refused now (two copies under one folder) does not hold."""
+    import os
+
+    from .errors import BobcError
+    from .kernel_search import find_source
+
+    _tag, target, identity, folders, answer = entry
+    try:
+        found = find_source(identity, [Path(folder) for folder in folders], target)
+    except (BobcError, OSError):
+        return False
+    return (os.path.abspath(found) if found is not None else ABSENT) == answer
+
+
 def _assembler_identity() -> bytes:
     global _IDENTITY
     if _IDENTITY is None:

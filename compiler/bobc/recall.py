@@ -141,7 +141,7 @@ def _validated(record: dict, plan_path: Path, target, include) -> Recalled | Non
             return None     # another file of that name now comes first
         path = search_path[index] / relative
         parts.append((name, str(path), _text(path)))
-    verdict = stored.key_of(target, plan_name, parts)
+    verdict = stored.key_of(target, plan_name, parts, search_path)
     if verdict != record["verdict"] or not stored.verdict_key_holds(verdict):
         return None
     definitions, hosts = record["definitions"], record["hosts"]

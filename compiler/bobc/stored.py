@@ -7,11 +7,14 @@ time once parsing was cached.  Both results depend only on:
   - every module's path and text (what the program loaded),
   - the target and the plan module's name,
   - bobc itself (all its code and tables: the checker evaluates, and evaluation reaches
-    the compiler's own encoders and assembler), and
+    the compiler's own encoders and assembler),
+  - the search path (the plan's root, -I folders, specs/), and
   - the kernel sources evaluation read (compiler-native-encode of SM86Program, the build
     target's variant where one exists: bobc.kernel_search), recorded with their SHA-256 when
-    the result is stored and compared again when it is reused, and the candidates looked for
-    and absent (a variant added later is a miss).
+    the result is stored and compared again when it is reused, the candidates looked for
+    and absent (a variant added later is a miss), and the file the recursive kernel search
+    found for each kernel it encoded (a copy or a variant added anywhere under a search
+    folder, which a cold build refuses, is a miss: probe s45 determinism3 finding 1).
 A program loaded with other intrinsics (a benchmark's empty kernels) is never stored.
 Only success is stored: a refused program is checked again, with its message, every time;
 a stored plan is certified again on every build.  The evaluation-step limit counts the check
@@ -34,23 +37,37 @@ def _key(program) -> str | None:
     if not getattr(program, "bobc_default_intrinsics", False):
         return None
     return key_of(program.target, program.plan_name,
-                  [(name, str(module.path), module.source) for name, module in program.modules.items()])
+                  [(name, str(module.path), module.source) for name, module in program.modules.items()],
+                  getattr(program, "search_path", ()))
 
 
-def key_of(target, plan_name: str, modules) -> str:
-    """The verdict key of a program of `modules` ((name, path, text) each) for `target`: also
-    computed from the files alone, without parsing them (recall.py)."""
+def key_of(target, plan_name: str, modules, search_path) -> str:
+    """The verdict key of a program of `modules` ((name, path, text) each) for `target`, loaded
+    with the folders `search_path` (the plan's root, -I, specs/): also computed from the files
+    alone, without parsing them (recall.py).  The folders are in it because evaluation asks the
+    kernel search in them which file it finds for each kernel it encodes (an -I folder that holds
+    no module may hold a kernel source found first: refused), and a search's answer is checked
+    again only in the folders it was asked in (_files_unchanged)."""
+    import os
+
     parts: list[bytes | str] = [cache.package_identity(), target.name, plan_name]
     for name, path, text in sorted(modules):
         parts += [name, path, text]
+    parts += ["search path", *(os.path.abspath(folder) for folder in search_path)]
     return cache.digest(*parts)
 
 
 def _files_unchanged(listing) -> bool:
     """Whether every (path, sha256) recorded with an entry still holds (a path recorded as
-    absent, kernel_cache.ABSENT, still does not exist)."""
+    absent, kernel_cache.ABSENT, still does not exist), and every kernel search recorded with it
+    (kernel_cache.SEARCHED) still finds the same file."""
     try:
-        for path, digest in listing:
+        for entry in listing:
+            if len(entry) == 5 and entry[0] == kernel_cache.SEARCHED:
+                if not kernel_cache.search_holds(entry):      # a file the search now finds first
+                    return False
+                continue
+            path, digest = entry
             if digest == kernel_cache.ABSENT:
                 if Path(path).exists():
                     return False
@@ -129,7 +146,8 @@ def _kept(kind: str, key: str | None, size: int) -> tuple | None:
 def _read_by(program) -> list:
     """The kernel sources evaluating `program` read for its target (their SHA-256, and the variants
     looked for and absent): its own record, never another compile's of this process."""
-    return kernel_cache.sources_read(program.target, kernel_cache.program_record(program))
+    record = kernel_cache.program_record(program)
+    return kernel_cache.sources_read(program.target, record) + kernel_cache.searches_read(program.target, record)
 
 
 def _keep(kind: str, key: str | None, program, *values) -> None:

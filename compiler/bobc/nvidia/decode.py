@@ -537,11 +537,18 @@ def nvdisasm_arch(manifest: dict) -> str:
     return target.nvdisasm_arch
 
 
+# argument_names' key for why the kernel search gave no contract although it found a source (two
+# copies under one folder, a contract line that does not parse): said in place of "no NAME.sass found",
+# which told a user whose -I folder holds the file to pass -I with it (probe s45 determinism3 finding 2)
+UNREAD = -1
+
+
 def argument_names(kernel: str, target, folders=()) -> dict[int, str]:
     """Argument index -> what it holds, from the kernel's contract (the `//@ param` lines of
     its source for `target`, a Target or its name, found in `folders` -- a plan's own kernel
     folders, `bobc dump -I DIR` -- then the standard library: bobc.kernel_search,
-    certify/kernels.py); none when not found."""
+    certify/kernels.py); none when not found, and only UNREAD -> why when a source was found
+    but gives none (the search refused two copies, or its contract does not parse)."""
     return dict(_contract_names(kernel, target, tuple(str(f) for f in folders)))
 
 
@@ -555,7 +562,11 @@ def _contract_names(kernel: str, target, folders: tuple[str, ...] = ()) -> tuple
         if source is None:
             return ()
         contract = parse_contract(source, kernel)
-    except (ContractError, SourceError, ValueError):     # ValueError: a manifest's target of no target's shape
+    except SourceError as error:        # two copies under one folder: which one is meant is not certain
+        return ((UNREAD, f"{error.message}; {error.hint}" if error.hint else error.message),)
+    except ContractError as error:
+        return ((UNREAD, f"its contract does not parse: {error}"),)
+    except ValueError:      # a manifest's target of no target's shape
         return ()
     return tuple((a.index, f"argument {a.index}: {a.what} ({a.kind}{', ' + a.access if a.access else ''})")
                  for a in contract.arguments)
@@ -594,10 +605,13 @@ def bank0_meaning(manifest: dict, kernel: str, offset: int, names: dict[int, str
     index = (offset - base) // 8
     if names is None:
         names = argument_names(kernel, manifest["target"])
-    if index in names:
-        return names[index]
-    if names:
-        return f"argument {index} (past {kernel}'s {len(names)} arguments)"
+    arguments = {at: text for at, text in names.items() if at != UNREAD}
+    if index in arguments:
+        return arguments[index]
+    if arguments:
+        return f"argument {index} (past {kernel}'s {len(arguments)} arguments)"
+    if UNREAD in names:
+        return f"parameter word {index} (the kernel's argument names unknown: {names[UNREAD]})"
     # the folder to pass, by the file's name (bobc.kernel_search.find_source): a bare "pass -I" was
     # said even when -I named a folder without it (probe s40 newuser4 finding 2)
     return (f"parameter word {index} (the kernel's argument names unknown: no {kernel}.sass found; "

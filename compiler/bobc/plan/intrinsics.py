@@ -175,6 +175,7 @@ def _same_as_search(program, name: str, source: str, path: Path, target, at=None
     is not the file the kernel search finds for its name: the certifier reads the kernel's
     contract from the search's file (bobc.kernel_search), so a copy of the kernel earlier on
     the search path would be certified in place of the code."""
+    from ..kernel_cache import note_search
     from ..kernel_search import find_source, kernel_name
 
     stem = path.name.split(".")[0]               # x.sass and its variant x.sm_90.sass: kernel x
@@ -186,6 +187,7 @@ def _same_as_search(program, name: str, source: str, path: Path, target, at=None
                         else f"name it {stem}, its source's name")
     folders = list(dict.fromkeys([*getattr(program, "search_path", ()), specs_folder()]))
     found = find_source(stem, folders, target)
+    note_search(stem, folders, target, found)       # a file the search finds first later is a miss
     if found is not None and found.resolve() != path.resolve():
         raise BobcError(f"kernel {stem}: the plan encodes {shown_plan_text(source)} ({path}), but the kernel search finds "
                         f"{found} first, and the certifier would read that file's contract for this code", at,
