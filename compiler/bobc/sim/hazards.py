@@ -135,6 +135,12 @@ def effects(ins: Instruction) -> Effects:
     if op in ("BRA", "BREAK") and ops and ops[0].kind == "pred":
         src(ops[0])                 # `BRA Pp, target`, `BREAK Pp, Bx`: Pp read as the guard is
         return e
+    if op == "BRA" and ops and ops[0].kind == "ureg":
+        # sm_86's `BRA.CONV URn, target` / `BRA.DIV URn, target` read URn (the member mask) as a decoupled
+        # reader: ptxas 13 waits on the REDUX's write scoreboard before every one (user_forms.ptx shfl_loaded_mask,
+        # tile_ballot: `REDUX.OR UR6, R7` on W1, `@!P0 BRA.CONV UR6` waiting on SB1); before s45 it was no read
+        src(ops[0])
+        return e
     if op == "RET" and ops and ops[0].kind == "reg":
         src(ops[0], width=2)        # RET.REL.NODEC Ra: the return address, the pair Ra+1:Ra
         return e
