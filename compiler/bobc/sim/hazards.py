@@ -375,7 +375,7 @@ class Checker:
         queue = self._ordered_queue(ins.opcode) if decoupled else None
         for key, wclass in writes:
             self._write(ins, key, _predicate_name(key[1]) if key[0] == "P" else f"{key[0]}{key[1]}", decoupled,
-                        lanes, guard, queue)
+                        lanes, guard, queue, wclass)
             if decoupled:
                 self.ready.pop(key, None)
                 entry = Pending(c.write_scoreboard, ins.pc, lanes, guard, queue, L.queue_of(ins.opcode), now)
@@ -494,7 +494,7 @@ class Checker:
         queue = L.QUEUES.get(opcode)
         return None if queue == "fp64" and not self.latencies.fp64_decoupled else queue
 
-    def _write(self, ins, key, name, decoupled=False, lanes=True, guard=None, queue=None):
+    def _write(self, ins, key, name, decoupled=False, lanes=True, guard=None, queue=None, wclass=None):
         # Threads write their own registers: a write by threads no outstanding write or read of the register
         # shares (another path's, or the complement of its guard) is not ordered against it (ptxas's fns.b32,
         # sm_90: `@!P0 LDG R7` on SB2, then `@P0 IMAD R7` waiting on nothing; sm_86's rcp.rn.f64: `DFMA R6` on
@@ -510,6 +510,25 @@ class Checker:
                            f"and wait on it here (that number in this instruction's wait mask, [B......])", e.pc)
         if key[0] != "R":
             return
+        # A fixed-latency write over a slower fixed-latency result still landing (HMMA, HFMA2.MMA, sm_90's FP64 unit):
+        # its result must land after the earlier one, or the earlier lands last and the register keeps it.  A result
+        # lands when the table lets an ALU reader read it (RAW["alu"]); ptxas never overwrites such a result unread
+        # (tests/sass/data corpus, both targets: no sample), so the later write is held to land a cycle after it
+        # (probe s45 hazards4: `HMMA.16816.F32 R12, ...` then `MOV R12, 0x7` a cycle on was accepted, and the
+        # simulator kept the MOV's 7)
+        if not decoupled and wclass in self.raw["alu"]:
+            for issued, earlier, producer, writers in self.ready.get(key, ()):
+                if earlier not in L.SLOW_RESULTS or not _meet(writers, lanes):
+                    continue
+                needed = self.raw["alu"][earlier] - self.raw["alu"][wclass] + 1
+                if self.cycle - issued < needed:
+                    gap = self.cycle - issued
+                    self._fail(ins, f"overwrites {name} {gap} cycle{'s' if gap != 1 else ''} after {_result_class(earlier)} "
+                                    f"instruction at {producer:#06x} wrote it: that result lands "
+                                    f"{self.raw['alu'][earlier]} cycles after its issue, this one "
+                                    f"{self.raw['alu'][wclass]} after its own, so the earlier would land last (a later "
+                                    f"write needs {needed} cycles)",
+                               self._more_stall(needed - gap, producer), producer)
         for e in self.unread.get(key[1], ()):
             if ((e.decoupled or not decoupled) and not (queue is not None and e.queue == queue)
                     and _meet(e.lanes, lanes) and not self._complementary(e.guard, guard)):
