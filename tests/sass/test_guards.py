@@ -48,6 +48,20 @@ def test_a_guard_of_the_other_bank_is_refused(arch, text, wanted):
         assemble(f"NOP\n{text}\nEXIT\n", arch, source_name="k.sass")
     assert wanted in info.value.message
     assert (info.value.span.line, info.value.span.column) == (2, 1)
+    # what to do instead (probe s45 hazards4): a vector guard from a vector compare, a uniform one from UISETP
+    assert info.value.hint.startswith("compute the condition into a predicate (P0..P6)" if "UP" in text.split()[0]
+                                      else "compute the condition into a uniform predicate (UP0..UP6)")
+
+
+@pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
+def test_a_branch_on_a_uniform_predicate_says_to_compute_a_predicate(arch):
+    """No branch takes a uniform guard (ptxas 13 copies a uniform condition to P0 with PLOP3 before `@P0 BRA`:
+    docs/simulator.md, the control-code checker); the advice, followed with ISETP on the uniform register, assembles."""
+    with pytest.raises(BobcError) as info:
+        assemble("UISETP.GT.AND UP1, UPT, UR4, URZ, UPT\n@UP1 BRA `(L)\nL:\nEXIT\n", arch)
+    assert "BRA is guarded by a predicate (@P0..@P6, @PT), not @UP1" in info.value.message
+    assert "a vector compare (ISETP, FSETP) takes uniform registers as operands" in info.value.hint
+    assemble("ISETP.GT.AND P1, PT, RZ, UR4, PT\n@P1 BRA `(L)\nL:\nEXIT\n", arch)
 
 
 @pytest.mark.parametrize("arch", ["sm_86", "sm_90"])

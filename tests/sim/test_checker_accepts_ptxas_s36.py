@@ -70,7 +70,7 @@ def test_a_voteu_predicate_guards_five_cycles_on_not_four(target):
     _run(target, body(5))
     with pytest.raises(Hazard) as caught:
         _run(target, body(4))
-    assert "reads P8 4 cycles after" in caught.value.reason and "a VOTEU result needs 5" in caught.value.reason
+    assert "reads UP0 4 cycles after" in caught.value.reason and "a VOTEU result needs 5" in caught.value.reason
 
 
 # --- UFLO is the uniform datapath's: timed, no scoreboard (simchecker 3)
@@ -144,7 +144,7 @@ def test_usetmaxreg_predicate_is_held_to_its_scoreboard():
     _run("sm_90", body("B0-----"))               # ptxas's sm90_async pipelined_product
     with pytest.raises(Hazard) as caught:
         _run("sm_90", body("B------"))
-    assert "reads P8 before waiting on scoreboard 0" in caught.value.reason
+    assert "reads UP0 before waiting on scoreboard 0" in caught.value.reason
 
 
 # --- SHFL returns through the shared-memory queue, in order behind LDS (simchecker 8)

@@ -100,7 +100,7 @@ def test_a_uniform_predicate_guards_eleven_cycles_after_the_uniform_datapath(tar
     _run(target, body(11))
     with pytest.raises(Hazard) as caught:
         _run(target, body(10))
-    assert "reads P9 10 cycles after" in caught.value.reason and "a uniform-datapath result needs 11" in caught.value.reason
+    assert "reads UP1 10 cycles after" in caught.value.reason and "a uniform-datapath result needs 11" in caught.value.reason
 
 
 @TARGETS

@@ -150,4 +150,7 @@ def test_a_short_written_stall_names_its_producer_and_an_alu_result(target):
     fault = caught.value
     assert "reads R1 1 cycles after its producer at 0x0000 issued; an ALU result needs" in fault.reason
     assert "a alu" not in fault.message
-    assert "written as [...] before an instruction" in fault.hint
+    # the hint says what to change in the written control code (probe s45 hazards4: it was the same sentence for
+    # every hazard): an ALU result is read 4 cycles on (NAK's CoupledAlu -> ALU reader)
+    assert fault.hint.startswith("issue it 3 cycles later: raise the stall of the instruction issued before it "
+                                 "(0x0000) from S01 to S04") and "written control codes" in fault.hint

@@ -496,8 +496,15 @@ class Encoder:
             if inst.guard.bank != bank:
                 written = f"@{'!' if inst.guard.neg else ''}{inst.guard.bank}{'T' if inst.guard.index == 7 else inst.guard.index}"
                 kind = "a uniform predicate (@UP0..@UP6, @UPT)" if bank == "UP" else "a predicate (@P0..@P6, @PT)"
-                raise EncodeProblem(f"{inst.opcode} is guarded by {kind}, not {written}: the guard field "
-                                    f"names a register of the bank the opcode implies")
+                problem = EncodeProblem(f"{inst.opcode} is guarded by {kind}, not {written}: the guard field "
+                                        f"names a register of the bank the opcode implies")
+                # what to do instead (probe s45 hazards4: no vector instruction, a branch included, takes a uniform
+                # guard -- ptxas 13 itself copies a uniform condition to a predicate before `@P0 BRA`)
+                problem.hint = ("compute the condition into a predicate (P0..P6) and guard with that: a vector "
+                                "compare (ISETP, FSETP) takes uniform registers as operands" if bank == "P" else
+                                "compute the condition into a uniform predicate (UP0..UP6) with a uniform compare "
+                                "(UISETP) and guard with that, or use the vector instruction")
+                raise problem
             placed.put(12, 3, inst.guard.index, "guard predicate")
             placed.flag(15, inst.guard.neg)
             placed.reads.append((inst.guard.bank, inst.guard.index, 1))

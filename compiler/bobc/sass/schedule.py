@@ -77,6 +77,11 @@ ASYNC_UNIFORM_READ = 9
 # fixed-latency DADD is no exception the tables or ptxas show).  UNIFORM_UNIT_WRITERS_EXCEPT: the
 # U-opcodes whose results are not the uniform ALU's.
 UNIFORM_UNIT_WRITERS_EXCEPT = {"ULDC", "UMOV", "VOTEU"}
+# A branch reads its uniform register (sm_86's `BRA.CONV URn` / `BRA.DIV URn`, the member mask) as such a reader
+# too: NAK's Decoupled reader row (BRA is one), which bobc.sim's checker holds it to since s45; ptxas 13 feeds it
+# from a REDUX alone, on a scoreboard it waits on (user_forms.ptx shfl_loaded_mask, tile_ballot), so no sample
+# times a uniform-datapath result to it.
+UNIFORM_DECOUPLED_BRANCHES = {"BRA"}
 # A UMOV reads such a result later than the uniform ALU itself does: 7 cycles (NAK's
 # URegLatencySM80: Udp writer -> Umov reader 7, a Udp reader 4); ptxas 13 never issues a UMOV fewer
 # than 7 cycles after the UIADD3 / ULOP3 / UPRMT it copies (tests/sass/data corpus, sm_90), and
@@ -555,7 +560,8 @@ def _consumer_delay(state: _State, reg: tuple[str, int], consumer: Item) -> int:
         return max(0, ASYNC_UNIFORM_READ - _latency_of(state.producer.get(reg, "")))
     producer = state.producer.get(reg, "")
     if (reg[0] == "UR" and producer.startswith("U") and producer not in UNIFORM_UNIT_WRITERS_EXCEPT
-            and (consumer.opcode in VARIABLE_LATENCY or consumer.opcode in FP64_UNIT)):
+            and (consumer.opcode in VARIABLE_LATENCY or consumer.opcode in FP64_UNIT
+                 or consumer.opcode in UNIFORM_DECOUPLED_BRANCHES)):
         return max(0, ASYNC_UNIFORM_READ - _latency_of(producer))
     if (reg[0] == "UR" and producer.startswith("U") and producer not in UNIFORM_UNIT_WRITERS_EXCEPT
             and consumer.opcode == "UMOV"):

@@ -1464,6 +1464,12 @@ class Launch:
             self._dst(ins, o[0], np.uint32(0), mask, k)
 
     def op_R2UR(self, ins, mods, o, mask):
+        if o and o[0].kind == "pred":
+            # sm_86's `R2UR P0, URZ, R7` (ptxas's test whether a member mask is the same in every lane, before
+            # `@!P0 BRA.CONV UR6`): NVIDIA publishes no semantics for its predicate; read as `R2UR Ud, Rs` it took
+            # URZ for R63 (probe s45 hazards4 finding 5)
+            self._unmodeled(ins, "R2UR with a predicate result (R2UR Pd, URd, Rs: NVIDIA publishes no semantics for "
+                                 "Pd)")
         value = self._reg(ins, o[1].index)
         first = np.where(mask, np.arange(self.threads), self.threads) if mask is not True else np.arange(self.threads)
         leader = first.reshape(-1, WARP).min(axis=1)

@@ -62,12 +62,16 @@ class Misaligned(OutOfBounds):
 class Hazard(SimulationFault):
     """A register read before its producer's result is ready by the control codes."""
 
-    def __init__(self, launch: str, pc: int, text: str, reason: str):
+    def __init__(self, launch: str, pc: int, text: str, reason: str, fix: str | None = None,
+                 places: tuple[int, ...] = ()):
+        """`fix`: what to change in the control codes (bobc.sim.hazards says it per rule); `places`: the other
+        instructions the reason names (the producer, the earlier reader), for `bobc sim` and run_kernel to place."""
         super().__init__(f"{launch}: control-code hazard at {pc:#06x} ({text}): {reason}",
-                         hint="the control codes' stall counts and scoreboards (the scheduler's, or those "
-                              "written as [...] before an instruction) must cover every dependency: correct a "
-                              "written control code, or leave it out for the scheduler to choose")
-        self.launch, self.pc, self.reason = launch, pc, reason
+                         hint=(f"{fix} (or leave the written control codes out for the scheduler to choose)" if fix
+                               else "the control codes' stall counts and scoreboards (the scheduler's, or those "
+                                    "written as [...] before an instruction) must cover every dependency: correct a "
+                                    "written control code, or leave it out for the scheduler to choose"))
+        self.launch, self.pc, self.reason, self.fix, self.places = launch, pc, reason, fix, tuple(places)
 
 
 class UnorderedLaunches(SimulationFault):

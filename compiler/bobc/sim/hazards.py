@@ -135,6 +135,12 @@ def effects(ins: Instruction) -> Effects:
     if op in ("BRA", "BREAK") and ops and ops[0].kind == "pred":
         src(ops[0])                 # `BRA Pp, target`, `BREAK Pp, Bx`: Pp read as the guard is
         return e
+    if op == "BRA" and ops and ops[0].kind == "ureg":
+        # sm_86's `BRA.CONV URn, target` / `BRA.DIV URn, target` read URn (the member mask) as a decoupled
+        # reader: ptxas 13 waits on the REDUX's write scoreboard before every one (user_forms.ptx shfl_loaded_mask,
+        # tile_ballot: `REDUX.OR UR6, R7` on W1, `@!P0 BRA.CONV UR6` waiting on SB1); before s45 it was no read
+        src(ops[0])
+        return e
     if op == "RET" and ops and ops[0].kind == "reg":
         src(ops[0], width=2)        # RET.REL.NODEC Ra: the return address, the pair Ra+1:Ra
         return e
@@ -241,6 +247,7 @@ class Checker:
         self.fp64_pcs: set[int] = set()          # FP64 instructions that are variable latency here (sm_86)
         # predicate (UPn: 8 + n) -> how many instructions naming it (or writing it) issued so far
         self.pred_writes: dict[int, int] = {}
+        self.previous: Instruction | None = None      # the instruction issued last (_more_stall names its stall)
         self._effects: dict[int, tuple] = {}
         if code is not None:
             # the launches of one decoded code list (a channel runs its kernels' lists again and again)
@@ -252,8 +259,31 @@ class Checker:
                 shared = _SHARED_PLANS[key] = (code, {}, set())
             _, self._effects, self.fp64_pcs = shared
 
-    def _fail(self, ins: Instruction, reason: str):
-        raise Hazard(self.launch, ins.pc, ins.text, reason)
+    def _fail(self, ins: Instruction, reason: str, fix: str | None = None, *places: int):
+        raise Hazard(self.launch, ins.pc, ins.text, reason, fix, tuple(p for p in places if p != ins.pc))
+
+    @staticmethod
+    def _wait_on(ins: Instruction, sb: int, what: str = "scoreboard") -> str:
+        """What to change for `ins` to wait on scoreboard `sb`: the wait mask with it, as a control code writes it."""
+        mask = ins.control.wait_mask | 1 << sb
+        written = "".join(str(i) if mask >> i & 1 else "-" for i in range(6))
+        return f"wait on {what} {sb} here: put {sb} in this instruction's wait mask ([B{written}:...])"
+
+    def _more_stall(self, deficit: int, since: int) -> str:
+        """What to change for the instruction about to issue to issue `deficit` cycles later than it would after
+        the instruction at `since` (the producer or earlier reader the message names)."""
+        cycles = f"{deficit} cycle{'s' if deficit != 1 else ''}"
+        before = self.previous
+        if before is None:
+            return f"issue it {cycles} later"
+        stall = max(1, before.control.stall) + deficit
+        if stall > 15:
+            return (f"issue it {cycles} later: put instructions (or a NOP with a stall) before it, the instruction "
+                    f"at {before.pc:#06x} before it has S{before.control.stall:02d} and a stall is at most S15")
+        written = f"Y:S{stall:02d}" if stall > 11 else f"S{stall:02d}"
+        spread = "" if before.pc == since else f", or spread the {cycles} over the instructions from {since:#06x} on"
+        return (f"issue it {cycles} later: raise the stall of the instruction issued before it ({before.pc:#06x}) "
+                f"from S{before.control.stall:02d} to {written}{spread}")
 
     def _plan(self, ins: Instruction):
         """Per instruction, once: its reads as (key, name, required cycles by writer class or a
@@ -265,7 +295,7 @@ class Checker:
             raise Unmodeled(f"{self.launch}: {fault.message}") from None
         op = ins.opcode
         reads = [(("R", reg), f"R{reg}", self.raw[rclass]) for reg, rclass in e.src_regs]
-        reads += [(("P", pred), f"P{pred}", L.PREDICATE_RAW[rclass]) for pred, rclass in e.src_preds]
+        reads += [(("P", pred), _predicate_name(pred), L.PREDICATE_RAW[rclass]) for pred, rclass in e.src_preds]
         ureader = L.uniform_reader_class(op, ins.modifiers)
         reads += [(("UR", ureg), f"UR{ureg}", L.UNIFORM_RAW[ureader]) for ureg in e.src_uregs]
         writes = [(("R", reg), wclass) for reg, wclass in e.dst_regs]
@@ -344,7 +374,8 @@ class Checker:
             self._read(ins, key, now, required, name, lanes, guard)
         queue = self._ordered_queue(ins.opcode) if decoupled else None
         for key, wclass in writes:
-            self._write(ins, key, key[0] + str(key[1]), decoupled, lanes, guard, queue)
+            self._write(ins, key, _predicate_name(key[1]) if key[0] == "P" else f"{key[0]}{key[1]}", decoupled,
+                        lanes, guard, queue, wclass)
             if decoupled:
                 self.ready.pop(key, None)
                 entry = Pending(c.write_scoreboard, ins.pc, lanes, guard, queue, L.queue_of(ins.opcode), now)
@@ -388,6 +419,7 @@ class Checker:
             self.unread.clear()
             self.recent.clear()
         self.cycle = now + max(1, c.stall)
+        self.previous = ins
 
     def _complete(self, wait: int, lanes) -> None:
         """A wait on the scoreboards of mask `wait` by the threads `lanes`: the writes and reads outstanding on them
@@ -441,17 +473,20 @@ class Checker:
                 fp64 = (f" (on {self.target_name} the FP64 unit is variable latency: DADD, DMUL, "
                         "DFMA and DSETP need a write scoreboard the reader waits on)") if e.pc in self.fp64_pcs else ""
                 self._fail(ins, f"reads {name}, written at {e.pc:#06x} by a variable-latency instruction "
-                                f"that sets no scoreboard{fp64}")
+                                f"that sets no scoreboard{fp64}",
+                           f"set a write scoreboard on the instruction at {e.pc:#06x} (W0..W5 in its control code) "
+                           f"and wait on it here (that number in this instruction's wait mask, [B......])", e.pc)
             self._fail(ins, f"reads {name} before waiting on scoreboard {e.sb}, which the variable-latency "
                             f"instruction at {e.pc:#06x} that writes it set (wait mask "
-                            f"{ins.control.wait_mask:#04x})")
+                            f"{ins.control.wait_mask:#04x})", self._wait_on(ins, e.sb), e.pc)
         for issued, wclass, producer, writers in self.ready.get(key, ()):
             needed = required.get(wclass) if isinstance(required, dict) else required
             if needed is None:            # a writer the tables give no latency for (uldc, ...)
                 continue
             if now - issued < needed and _meet(writers, lanes):
                 self._fail(ins, f"reads {name} {now - issued} cycles after its producer at {producer:#06x} issued; "
-                                f"{_result_class(wclass)} result needs {needed}")
+                                f"{_result_class(wclass)} result needs {needed}",
+                           self._more_stall(needed - (now - issued), producer), producer)
 
     def _ordered_queue(self, opcode: str) -> str | None:
         """The in-order queue whose variable-latency instructions complete in issue order (latencies.QUEUES; the
@@ -459,7 +494,7 @@ class Checker:
         queue = L.QUEUES.get(opcode)
         return None if queue == "fp64" and not self.latencies.fp64_decoupled else queue
 
-    def _write(self, ins, key, name, decoupled=False, lanes=True, guard=None, queue=None):
+    def _write(self, ins, key, name, decoupled=False, lanes=True, guard=None, queue=None, wclass=None):
         # Threads write their own registers: a write by threads no outstanding write or read of the register
         # shares (another path's, or the complement of its guard) is not ordered against it (ptxas's fns.b32,
         # sm_90: `@!P0 LDG R7` on SB2, then `@P0 IMAD R7` waiting on nothing; sm_86's rcp.rn.f64: `DFMA R6` on
@@ -469,14 +504,37 @@ class Checker:
             if (_meet(e.lanes, lanes) and not self._complementary(e.guard, guard)
                     and not (queue is not None and e.queue == queue)):
                 self._fail(ins, f"overwrites {name} while the variable-latency write from {e.pc:#06x} "
-                                f"(scoreboard {e.sb}) may still land")
+                                f"(scoreboard {e.sb}) may still land",
+                           self._wait_on(ins, e.sb) if e.sb != NO_SCOREBOARD else
+                           f"set a write scoreboard on the instruction at {e.pc:#06x} (W0..W5 in its control code) "
+                           f"and wait on it here (that number in this instruction's wait mask, [B......])", e.pc)
         if key[0] != "R":
             return
+        # A fixed-latency write over a slower fixed-latency result still landing (HMMA, HFMA2.MMA, sm_90's FP64 unit):
+        # its result must land after the earlier one, or the earlier lands last and the register keeps it.  A result
+        # lands when the table lets an ALU reader read it (RAW["alu"]); ptxas never overwrites such a result unread
+        # (tests/sass/data corpus, both targets: no sample), so the later write is held to land a cycle after it
+        # (probe s45 hazards4: `HMMA.16816.F32 R12, ...` then `MOV R12, 0x7` a cycle on was accepted, and the
+        # simulator kept the MOV's 7)
+        if not decoupled and wclass in self.raw["alu"]:
+            for issued, earlier, producer, writers in self.ready.get(key, ()):
+                if earlier not in L.SLOW_RESULTS or not _meet(writers, lanes):
+                    continue
+                needed = self.raw["alu"][earlier] - self.raw["alu"][wclass] + 1
+                if self.cycle - issued < needed:
+                    gap = self.cycle - issued
+                    self._fail(ins, f"overwrites {name} {gap} cycle{'s' if gap != 1 else ''} after {_result_class(earlier)} "
+                                    f"instruction at {producer:#06x} wrote it: that result lands "
+                                    f"{self.raw['alu'][earlier]} cycles after its issue, this one "
+                                    f"{self.raw['alu'][wclass]} after its own, so the earlier would land last (a later "
+                                    f"write needs {needed} cycles)",
+                               self._more_stall(needed - gap, producer), producer)
         for e in self.unread.get(key[1], ()):
             if ((e.decoupled or not decoupled) and not (queue is not None and e.queue == queue)
                     and _meet(e.lanes, lanes) and not self._complementary(e.guard, guard)):
                 self._fail(ins, f"overwrites R{key[1]} before the instruction at {e.pc:#06x} has read it "
-                                f"(read scoreboard {e.sb} not waited)")
+                                f"(read scoreboard {e.sb} not waited)", self._wait_on(ins, e.sb, "read scoreboard"),
+                           e.pc)
         # a variable-latency writer's result lands after its own operand reads, in order behind the
         # earlier reads (NAK's write_after_read: 1 cycle for a decoupled writer after any reader)
         # (ptxas: `@P0 STG [...], R7` with no read scoreboard, `@!P0 IADD3 R7` 2 cycles on)
@@ -488,7 +546,10 @@ class Checker:
                 self._fail(ins, f"overwrites R{key[1]} {self.cycle - e.issued} cycles after the variable-latency "
                                 f"instruction at {e.pc:#06x} that reads it issued, and that instruction sets no "
                                 f"read scoreboard: set one there and wait on it here (or issue this "
-                                f"{L.WAR_UNSCORED} or more cycles later)")
+                                f"{L.WAR_UNSCORED} or more cycles later)",
+                           f"set a read scoreboard on the instruction at {e.pc:#06x} (R0..R5 in its control code) "
+                           f"and wait on it here, or {self._more_stall(L.WAR_UNSCORED - (self.cycle - e.issued), e.pc)}",
+                           e.pc)
 
 
 # Opcodes whose predicate operands past the first two (Pu, Pv) are sources only (effects reads them so)
@@ -527,6 +588,11 @@ class Recent(NamedTuple):
     wsb: int
     lanes: object
     guard: tuple | None
+
+
+def _predicate_name(pred: int) -> str:
+    """A predicate as SASS names it: P0..P6, or UP0..UP6 for the uniform ones (rows 8..14 of the predicate file)."""
+    return f"UP{pred - 8}" if pred >= 8 else f"P{pred}"
 
 
 def _meet(a, b) -> bool:

@@ -31,7 +31,7 @@ from ..targets import TARGETS, Target
 from . import sass_frontend
 from .arch import sim_arch
 from .executor import MAX_STEPS, Launch, LaunchGeometry
-from .faults import SimulationFault
+from .faults import Hazard, SimulationFault
 from .memory import Buffer, Memory, Resident
 
 # Where the buffers live: each in its own 1 MiB-aligned slot with at least 64 KiB
@@ -362,7 +362,13 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
         Launch(geometry, instructions, memory, check_hazards, max_steps).run()
     except SimulationFault as fault:
         if fault.span is None and fault.pc is not None:
-            fault.span = dict(image.spans).get(fault.pc)
+            spans = dict(image.spans)
+            fault.span = spans.get(fault.pc)
+            # the other instructions a hazard names (its producer or earlier reader), placed as `bobc sim` places them
+            others = [f"{place:#06x} is {spans[place]}" for place in fault.places
+                      if place in spans and isinstance(fault, Hazard)]
+            if others:
+                fault.extend(f" ({'; '.join(others)})")
         raise
 
     out = {}

@@ -89,6 +89,9 @@ DECOUPLED_READERS = frozenset({"S2R", "LDC", "MUFU", "BRA", "EXIT", "F2F", "I2F"
 # (CoupledAlu), fma (CoupledFMA), wide_lo / wide_hi (IMADWideWriteDL / DH), fp16 (FP16), hfma2_mma
 # (HFMA2_MMA), fp64 (RedirectedFP64 without a scoreboard), mma1x / mma2x (MMA_1x / 2x_collect).
 _SLOW = ("hfma2_mma", "fp64", "mma1x", "mma2x")
+# Fixed-latency results slow enough that a later fixed-latency write of the register could land before them
+# (bobc.sim.hazards: the write-after-write rule)
+SLOW_RESULTS = frozenset(_SLOW)
 
 
 def _row(alu, fma, wide_lo, wide_hi, fp16, slow):
