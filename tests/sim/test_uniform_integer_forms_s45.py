@@ -61,3 +61,17 @@ def test_a_wide_product_of_parameters_in_uniform_registers(target, a, b, c):
   mov.b64 {%o0, %o1}, %w1; mov.b64 {%o2, %o3}, %w2;""", 4, a, b, c)
     assert out[1] << 32 | out[0] == (_s32(a) * _s32(b) + c) & M64
     assert out[3] << 32 | out[2] == (a * b + c) & M64
+
+
+@TARGETS
+@pytest.mark.parametrize("a, b", [(0, M32), (M32, M32), (0x80000000, 0xFFFFFFFE), (0xDEADBEEF, 0x7FFFFFFF), (5, 0)])
+def test_a_complemented_constant_or_uniform_flo_source(target, a, b):
+    # clz.b32 / bfind.u32 of not.b32 of a parameter: sm_86 FLO.U32 R7, ~c[0x0][0x168], sm_90 FLO.U32 R7, ~UR4;
+    # bfind.s64 of a parameter pair.  Expected: PTX clz / bfind (bfind.s64: the highest bit unlike the sign bit).
+    out = _run(target, """  not.b32 %o0, %a; clz.b32 %o1, %o0; bfind.u32 %o2, %o0;
+  mov.b64 %w1, {%a, %b}; bfind.s64 %o3, %w1;""", 4, a, b, 0)
+    inverted = ~a & M32
+    both = b << 32 | a
+    magnitude = ~both & M64 if both >> 63 else both
+    assert out == [inverted, 32 - inverted.bit_length(), inverted.bit_length() - 1 if inverted else M32,
+                   magnitude.bit_length() - 1 if magnitude else M32]

@@ -267,6 +267,10 @@ _INVERTED_MASK = {"BRA.DIV", "BRA.CONV"}      # BRA.DIV ~URZ, target: the full-w
 # sources of IADD3.X, IMAD.X, UIADD3.X), the bitwise complement a two-word subtraction's high word adds
 # (ptxas's neg.s64 is IADD3 R8, P0, RZ, -R2, RZ then IADD3.X R9, RZ, ~R3, RZ, P0, !PT); executor.u32 applies it
 _COMPLEMENTED = {"IADD3", "IMAD", "UIADD3", "LEA"}   # LEA.HI.X.SX32 R15, R6, ~R15 (ptxas: sad.s32)
+# Opcodes whose one source nvdisasm may print complemented, `~` being the bitwise not of its 32 bits: FLO (ptxas's
+# bfind.s64 / bfind.shiftamt.s64 and clz / bfind of a not.b32 or not.b64: `FLO.U32 R9, ~R2`, `FLO.U32.SH R2, ~R2`,
+# `FLO.U32 R7, ~c[0x0][0x168]`, `FLO.U32 R8, ~UR7`; probe s45 simint); executor.u32 applies it
+_COMPLEMENTED_SOURCE = {"FLO"}
 
 
 def _binary32_immediate(o: Operand) -> Operand:
@@ -315,11 +319,14 @@ def parse_line(pc: int, text: str, word: int) -> Instruction:
                 raise SimulationFault(f"cannot read operand '{written.strip()}' (a register's .H1, its high 16 bits, "
                                       f"is read only as the source of {' / '.join(sorted(_HIGH_HALF))}: ptxas's "
                                       "ex2.approx.f16x2 / tanh.approx.f16x2 and cvt.rn.f16x2.e4m3x2)")
-            complemented = parts[0] in _COMPLEMENTED and "X" in parts[1:] and o.kind in ("reg", "ureg", "const", "imm")
+            complemented = (parts[0] in _COMPLEMENTED and "X" in parts[1:] or
+                            parts[0] in _COMPLEMENTED_SOURCE and k == len(texts) - 1) and \
+                o.kind in ("reg", "ureg", "const", "imm")
             if o.invert and not complemented and (head not in _INVERTED_MASK or k != 0):
                 raise SimulationFault(f"cannot read operand '{written.strip()}' (a bitwise not is read only as the "
                                       f"mask of {' / '.join(sorted(_INVERTED_MASK))} and on the sources of "
-                                      f"{', '.join(sorted(c + '.X' for c in _COMPLEMENTED))})")
+                                      f"{', '.join(sorted(c + '.X' for c in _COMPLEMENTED))} and the source of "
+                                      f"{', '.join(sorted(_COMPLEMENTED_SOURCE))})")
         unreadable = ""
     except SimulationFault as error:
         operands, unreadable = (), error.message

@@ -1,0 +1,77 @@
+"""The simulator's integer forms probe s45 simint found refused or wrong, on kernels ptxas compiled from PTX
+(ptx_kernels.compile_ptx), each output word held to the PTX ISA's definition computed here in Python integers;
+control-code checker on.  Thread i reads %a = A[i], %b = B[i], %c = C[i]."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ptx_kernels import compile_ptx  # noqa: E402
+
+from bobc.sim.kernel import run_kernel  # noqa: E402
+
+TARGETS = pytest.mark.parametrize("target", ["sm_86", "sm_90"])
+M32, M64 = (1 << 32) - 1, (1 << 64) - 1
+
+
+def _ptx(body: str, outputs: int) -> str:
+    stores = "\n".join(f"  st.global.b32 [%rd5+{4 * k}], %o{k};" for k in range(outputs))
+    return f""".version 8.0
+.target sm_86
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 A, .param .u64 B, .param .u64 C)
+{{
+  .reg .b32 %a, %b, %c, %o<{outputs}>, %i, %r<8>; .reg .b64 %rd<8>, %w<8>; .reg .b16 %h<8>;
+  mov.u32 %i, %tid.x;
+  ld.param.u64 %rd1, [A]; ld.param.u64 %rd2, [B]; ld.param.u64 %rd3, [C]; ld.param.u64 %rd4, [out];
+  mul.wide.u32 %rd6, %i, 4;
+  add.s64 %rd1, %rd1, %rd6; add.s64 %rd2, %rd2, %rd6; add.s64 %rd3, %rd3, %rd6;
+  ld.global.b32 %a, [%rd1]; ld.global.b32 %b, [%rd2]; ld.global.b32 %c, [%rd3];
+  mul.wide.u32 %rd6, %i, {4 * outputs};
+  add.s64 %rd5, %rd4, %rd6;
+{body}
+{stores}
+  ret;
+}}
+"""
+
+
+def _run(target, body, outputs, a, b=None, c=None) -> list[list[int]]:
+    a = np.asarray(a, dtype=np.uint32)
+    n = a.size
+    b = np.zeros(n, np.uint32) if b is None else np.asarray(b, dtype=np.uint32)
+    c = np.zeros(n, np.uint32) if c is None else np.asarray(c, dtype=np.uint32)
+    out = run_kernel(compile_ptx(_ptx(body, outputs), target), target, grid=1, block=n,
+                     params=["out", "A", "B", "C"],
+                     buffers={"out": np.zeros((n, outputs), np.uint32), "A": a, "B": b, "C": c})["out"]
+    return [[int(x) for x in row] for row in out]
+
+
+def _bfind_signed(x: int, bits: int) -> int:
+    """PTX bfind.s<bits>: the position of the most significant bit that differs from the sign bit (of ~x for a
+    negative x), 0xffffffff when there is none (0 and -1)."""
+    if x >> (bits - 1):
+        x = ~x & ((1 << bits) - 1)
+    return x.bit_length() - 1 if x else M32
+
+
+WORDS = [0, 1, M32, 0x80000000, 0x7FFFFFFF, 0xFFFFFFFE, 0x00010000, 0xDEADBEEF, 0x12345678, 0xFFFF8000]
+
+
+@TARGETS
+def test_a_complemented_flo_source(target):
+    # bfind.s64 / bfind.shiftamt.s64: ptxas writes FLO.U32 R9, ~R2 and FLO.U32.SH R2, ~R2 (the high word of a
+    # negative value complemented); clz.b32 / bfind.u32 of a not.b32: FLO.U32 R9, ~R2.  Refused before s45.
+    lo = WORDS
+    hi = [M32, 0, M32, 0xFFFFFFFE, 0x80000000, 1, 0x7FFFFFFF, 0xDEADBEEF, 0, M32]
+    out = _run(target, """  mov.b64 %w1, {%a, %b}; bfind.s64 %o0, %w1; bfind.shiftamt.s64 %o1, %w1;
+  not.b32 %r1, %a; clz.b32 %o2, %r1; bfind.u32 %o3, %r1;""", 4, lo, hi)
+    for row, x, y in zip(out, lo, hi):
+        position = _bfind_signed(y << 32 | x, 64)
+        inverted = ~x & M32
+        assert row == [position, M32 if position == M32 else 63 - position, 32 - inverted.bit_length(),
+                       inverted.bit_length() - 1 if inverted else M32], (hex(x), hex(y))
