@@ -75,3 +75,16 @@ def test_a_complemented_constant_or_uniform_flo_source(target, a, b):
     magnitude = ~both & M64 if both >> 63 else both
     assert out == [inverted, 32 - inverted.bit_length(), inverted.bit_length() - 1 if inverted else M32,
                    magnitude.bit_length() - 1 if magnitude else M32]
+
+
+@TARGETS
+@pytest.mark.parametrize("a, b, c", [(0x7FFFFFFF, 1, 0), (0x80000000, M32, 5), (0x80000000, 1, 0x80000000),
+                                     (0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF), (3, 0xFFFFFFFD, M32)])
+def test_saturating_sums_of_parameters(target, a, b, c):
+    # sm_86: PLOP3.LUT P2, PT, R3.SIGN, c[0x0] [0x16c].SIGN, R2.SIGN, 0x8, 0x0 -- a constant's sign bit, printed
+    # with a space; refused before s45.  Expected: PTX add.sat / sub.sat / mad.hi.sat .s32, the exact value clamped
+    # to [-2^31, 2^31 - 1].
+    def clamp(v):
+        return min(max(v, -2**31), 2**31 - 1) & M32
+    out = _run(target, "  add.sat.s32 %o0, %a, %b; sub.sat.s32 %o1, %a, %b; mad.hi.sat.s32 %o2, %a, %b, %c;", 3, a, b, c)
+    assert out == [clamp(_s32(a) + _s32(b)), clamp(_s32(a) - _s32(b)), clamp((_s32(a) * _s32(b) >> 32) + _s32(c))]

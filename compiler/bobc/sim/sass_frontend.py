@@ -178,9 +178,11 @@ def parse_operand(text: str) -> Operand:
         return dataclasses.replace(parse_operand(t[1:]), invert=True)
     if t.startswith("c["):
         # nvdisasm prints a packed-half opcode's constant as `c[0x0] [0x16c]`, with a lane selection
-        # where it has one (ptxas's .f16 parameter: HADD2.F32 R0, -RZ, c[0x0] [0x16c].H0_H0)
+        # where it has one (ptxas's .f16 parameter: HADD2.F32 R0, -RZ, c[0x0] [0x16c].H0_H0), and PLOP3's
+        # the same way with its sign bit (ptxas's sm_86 add.sat.s32 of a parameter: PLOP3.LUT P2, PT, R3.SIGN,
+        # c[0x0] [0x16c].SIGN, R2.SIGN, 0x8, 0x0; probe s45 simint)
         m = re.fullmatch(r"c\[(" + _NUMBER + r")\]\s*\[(?:(R\d+|RZ)\s*\+?\s*)?(" + _NUMBER + r")?\]"
-                         r"(?:\.(H0_H0|H1_H1|H0_H1|H1_H0))?", t)
+                         r"(?:\.(H0_H0|H1_H1|H0_H1|H1_H0|SIGN))?", t)
         if not m:
             raise SimulationFault(f"cannot read constant operand '{text}'")
         return Operand("const", value=int(m.group(3) or "0", 0), bank=int(m.group(1), 0),
@@ -312,9 +314,9 @@ def parse_line(pc: int, text: str, word: int) -> Instruction:
         if parts[0] in FLOAT_IMMEDIATE_OPCODES:
             operands = tuple(_binary32_immediate(o) for o in operands)
         for k, (written, o) in enumerate(zip(texts, operands)):
-            if o.half == "SIGN" and (parts[0] != "PLOP3" or o.kind != "reg" or o.negate or o.absolute):
-                raise SimulationFault(f"cannot read operand '{written.strip()}' (a register's .SIGN, its bit 31, "
-                                      "is read only as a source of PLOP3, as ptxas's add.sat.s32 writes it)")
+            if o.half == "SIGN" and (parts[0] != "PLOP3" or o.kind not in ("reg", "const") or o.negate or o.absolute):
+                raise SimulationFault(f"cannot read operand '{written.strip()}' (a register's or constant's .SIGN, its "
+                                      "bit 31, is read only as a source of PLOP3, as ptxas's add.sat.s32 writes it)")
             if o.half == "H1" and (parts[0] not in _HIGH_HALF or o.kind != "reg"):
                 raise SimulationFault(f"cannot read operand '{written.strip()}' (a register's .H1, its high 16 bits, "
                                       f"is read only as the source of {' / '.join(sorted(_HIGH_HALF))}: ptxas's "
