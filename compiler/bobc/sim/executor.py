@@ -2065,16 +2065,20 @@ class Launch:
         unsigned = any(m in mods for m in ("U8", "U16", "U32", "U64"))
         to64 = "F64" in mods
         mode = next((m for m in mods if m in ("RN", "RZ", "RM", "RP")), "RN")
-        if "F16" in mods and (src64 or to64):
-            self._unmodeled(ins, f"{ins.full_opcode} (I2F.F16 of an integer of 32 bits or fewer)")
+        if "F16" in mods and to64:
+            self._unmodeled(ins, f"{ins.full_opcode} (I2F.F16 to binary16, not .F64)")
         if src64:
             low = np.asarray(self.raw(ins, o[1], 0)).astype(np.uint64)
             high = np.asarray(self.raw(ins, o[1], 1)).astype(np.uint64)
             bits = self._full((high << np.uint64(32)) | low)
             negative = np.zeros(bits.shape, dtype=bool) if unsigned else bits >= np.uint64(1 << 63)
             magnitude = np.where(negative, np.uint64(0) - bits, bits)
-            # rounded once, from the integer (a cast through binary64 would round twice)
-            value = self._int_to_float(negative, magnitude, 53 if to64 else 24, mode)
+            # rounded once, from the integer (a cast through binary64 would round twice); to binary16 (PTX
+            # cvt.<mode>.f16.s64 / .u64: I2F.F16.S64 / .U64, refused before probe s45 simint) to its 11 significant
+            # bits here, the exponent unbounded, so that round_bits below meets an exact value or one past 65504,
+            # which it takes to infinity or 65504 by the mode: the one rounding IEEE 754 asks for (a nonzero
+            # integer is never below binary16's smallest normal)
+            value = self._int_to_float(negative, magnitude, 53 if to64 else 11 if "F16" in mods else 24, mode)
         else:
             # I2F.S16 / .U16 / .S8 / .U8 convert the register's low 16 or 8 bits, sign- or zero-extended
             width = 16 if ("S16" in mods or "U16" in mods) else 8 if ("S8" in mods or "U8" in mods) else 32
