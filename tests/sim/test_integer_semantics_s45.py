@@ -112,3 +112,42 @@ def test_64_bit_integers_round_once_to_binary16(target):
     out = _run(target, body, 8, [v & M32 for v in bits], [v >> 32 for v in bits])
     for row, v, u in zip(out, values, bits):
         assert row == [_binary16(v, m) for m in modes] + [_binary16(u, m) for m in modes], v
+
+
+def _pack(a: int, b: int, c: int, kind: str) -> int:
+    """PTX cvt.pack.sat.<kind>.s32[.b32] d, a, b[, c]: a and b (signed words) clamped to kind's range, b's field
+    lowest, a's above it; to 16 bits that is all, else c << (2 * width) fills the rest (the ISA's pseudocode)."""
+    width, signed = int(kind[1:]), kind[0] == "s"
+    low, high = (-(1 << width - 1), (1 << width - 1) - 1) if signed else (0, (1 << width) - 1)
+    field = (1 << width) - 1
+    sa, sb = (min(max(x - (1 << 32) if x >> 31 else x, low), high) & field for x in (a, b))
+    return (sa << width | sb | (0 if width == 16 else c << 2 * width)) & M32
+
+
+PACK_KINDS = ["s16", "u16", "s8", "u8", "s4", "u4", "s2", "u2"]
+PACK_BODY = "\n".join(f"  cvt.pack.sat.{k}.s32{'' if k.endswith('16') else '.b32'} %o{i}, %a, %b"
+                      f"{'' if k.endswith('16') else ', %c'};" for i, k in enumerate(PACK_KINDS))
+PACK_A = [0, 1, M32, 0x7FFFFFFF, 0x80000000, 127, 128, 0xFFFFFF80, 0xFFFFFF7F, 255, 256, 7, 8, 0xFFFFFFF8, 1, 2,
+          0xFFFFFFFE, 0x7FFF, 0x8000, 0xFFFF8000, 0xFFFF7FFF, 0xFFFF, 0x10000, 0x12345678, 0xDEADBEEF, 3, 15, 16,
+          0xFFFFFFF7, 0xFFFFFFFD, 0x40, 0x7F]
+PACK_B = PACK_A[7:] + PACK_A[:7]
+PACK_C = [0xDEADBEEF, M32, 0, 0x12345678, 0x80000001, 0x0000FFFF, 0xFFFF0000, 0x0F0F0F0F] * 4
+
+
+@TARGETS
+def test_cvt_pack_sat(target):
+    # I2IP.S16.S32.SAT R11, R2, R5, RZ; I2IP.S8.S32.SAT R15, R2, R5, R6; I2IP.S4.S32.SAT R19, R2, R5, R6.24;
+    # I2IP.S2.S32.SAT R3, R2, R5, R6.28 (and the .U forms): refused before s45
+    out = _run(target, PACK_BODY, len(PACK_KINDS), PACK_A, PACK_B, PACK_C)
+    for row, a, b, c in zip(out, PACK_A, PACK_B, PACK_C):
+        assert row == [_pack(a, b, c, k) for k in PACK_KINDS], (hex(a), hex(b), hex(c))
+
+
+def sm90_cases() -> dict:
+    """name -> (PTX for sm_90, (A, B, C) words, the expected out rows): the kernels above whose SASS the simulator
+    reads from ptxas's code and the ISA's definition, not from a GPU's run, for tests/gpu/test_sim_probes_gpu.py
+    (ptxas's cubins by tests/gpu/prepare.sh).  I2IP's merge source suffixes (`R6.24` / `R6.28`) are nvdisasm's; what
+    the GPU does with them is settled by that run."""
+    return {"s45_cvt_pack": (_ptx(PACK_BODY, len(PACK_KINDS)).replace(".target sm_86", ".target sm_90"),
+                             (PACK_A, PACK_B, PACK_C),
+                             [[_pack(a, b, c, k) for k in PACK_KINDS] for a, b, c in zip(PACK_A, PACK_B, PACK_C)])}

@@ -1948,6 +1948,35 @@ class Launch:
         v = np.clip(self._typed(ins, o[1], np.int32).astype(np.int64), low, high)
         self._dst(ins, o[0], self._full((v & 0xFFFFFFFF).astype(np.uint32)), mask)
 
+    # I2IP's packed field width by its destination type, and the suffix nvdisasm prints on the merge source C
+    # (how many of C's low bits are kept above the two fields: 32 - 2 * width; none printed for 16)
+    _I2IP_FIELDS = {"S16": (16, True, None), "U16": (16, False, None), "S8": (8, True, ""), "U8": (8, False, ""),
+                    "S4": (4, True, "24"), "U4": (4, False, "24"), "S2": (2, True, "28"), "U2": (2, False, "28")}
+
+    def op_I2IP(self, ins, mods, o, mask):
+        """I2IP.<to>.S32.SAT Rd, Ra, Rb, Rc (PTX cvt.pack.sat.{s16,u16}.s32 d, a, b and cvt.pack.sat.{s8,u8,s4,u4,
+        s2,u2}.s32.b32 d, a, b, c; ptxas passes a, b, c in that order): a and b clamped to the type's range, b's field
+        in the low `width` bits and a's above it; to 16 bits that is the word (C is RZ), else C's low 32 - 2 * width
+        bits fill the rest, c << 2 * width (the ISA's definition) -- C printed plain for 8 bits, `Rc.24` for 4 and
+        `Rc.28` for 2, as ptxas writes them.  Another C (a register for 16 bits, a suffix not the width's) is
+        refused: what the GPU makes of it is not documented.  Refused before probe s45 simint."""
+        kind = mods[0] if mods else ""
+        if kind not in self._I2IP_FIELDS or tuple(mods[1:]) != ("S32", "SAT") or len(o) != 4:
+            self._unmodeled(ins, f"{ins.full_opcode} (modeled: I2IP.<S16|U16|S8|U8|S4|U4|S2|U2>.S32.SAT Rd, Ra, Rb, Rc)")
+        width, signed, suffix = self._I2IP_FIELDS[kind]
+        merge = o[3]
+        if suffix is None and not (merge.kind == "reg" and merge.index == RZ) or \
+                suffix is not None and (merge.kind != "reg" or merge.half != suffix):
+            self._unmodeled(ins, f"{ins.full_opcode} with the merge source {ins.text.split(',')[-1].strip(' ;')} "
+                                 f"(ptxas writes {'RZ' if suffix is None else 'Rc' + ('.' + suffix if suffix else '')})")
+        low, high = (-(1 << width - 1), (1 << width - 1) - 1) if signed else (0, (1 << width) - 1)
+        a, b = (np.clip(self._typed(ins, x, np.int32).astype(np.int64), low, high) & ((1 << width) - 1)
+                for x in (o[1], o[2]))
+        value = a << width | b
+        if suffix is not None:
+            value = value | np.asarray(self.raw(ins, merge)).astype(np.int64) << 2 * width
+        self._dst(ins, o[0], self._full(value & 0xFFFFFFFF).astype(np.uint32), mask)
+
     def op_BMSK(self, ins, mods, o, mask):
         """BMSK Rd, Ra, Rb (PTX bmsk.clamp / bmsk.wrap: a bit mask of width b from position a): both
         clamped to 0..32 (wrapped to 0..31 with .W); bits past 31 are dropped."""

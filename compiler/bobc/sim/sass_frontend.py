@@ -193,7 +193,9 @@ def parse_operand(text: str) -> Operand:
         negate, t = True, t[1:]
     t = t.replace(".reuse", "")
     half = ""
-    m = re.fullmatch(r"(.*)\.(H0_H0|H1_H1|F32|H0_H1|H1_H0|F16|SIGN|H1)", t)
+    # .24 / .28: I2IP's merge source, the bits of it kept above the packed fields (ptxas's cvt.pack.sat.s4 / .s2:
+    # I2IP.S4.S32.SAT R19, R2, R5, R6.24)
+    m = re.fullmatch(r"(.*)\.(H0_H0|H1_H1|F32|H0_H1|H1_H0|F16|SIGN|H1|24|28)", t)
     if m and not re.fullmatch(r"[-+]?\d+\.\d*(e[-+]?\d+)?", t):
         t, half = m.group(1), m.group(2)
     absolute = t.startswith("|") and t.endswith("|")
@@ -317,6 +319,9 @@ def parse_line(pc: int, text: str, word: int) -> Instruction:
             if o.half == "SIGN" and (parts[0] != "PLOP3" or o.kind not in ("reg", "const") or o.negate or o.absolute):
                 raise SimulationFault(f"cannot read operand '{written.strip()}' (a register's or constant's .SIGN, its "
                                       "bit 31, is read only as a source of PLOP3, as ptxas's add.sat.s32 writes it)")
+            if o.half in ("24", "28") and (parts[0] != "I2IP" or o.kind != "reg" or k != len(texts) - 1):
+                raise SimulationFault(f"cannot read operand '{written.strip()}' (a register's .{o.half} is read only as "
+                                      "I2IP's merge source, as ptxas's cvt.pack.sat.s4 / .s2 writes it)")
             if o.half == "H1" and (parts[0] not in _HIGH_HALF or o.kind != "reg"):
                 raise SimulationFault(f"cannot read operand '{written.strip()}' (a register's .H1, its high 16 bits, "
                                       f"is read only as the source of {' / '.join(sorted(_HIGH_HALF))}: ptxas's "
