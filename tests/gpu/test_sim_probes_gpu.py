@@ -293,8 +293,9 @@ def test_s44_forms_store_the_oracle_words(folder, name, which):
 
 
 # Probe s45 simint's (tests/sim/test_integer_semantics_s45.py): cvt.pack.sat to 16, 8, 4 and 2 bits, I2IP with its merge
-# source (RZ, Rc, Rc.24, Rc.28 as nvdisasm prints them); the simulator reads it by the PTX ISA's definition, which the
-# expected words are (Python integers).  ptxas's cubin alone.
+# source (RZ, Rc, Rc.24, Rc.28 as nvdisasm prints them), and cvt.rni / rzi / rmi / rpi from .f16 / .bf16 to 8- to 64-bit
+# integers (F2I.F16 / .BF16, a junk high half beside the operand); the simulator reads each by the PTX ISA's
+# definition, which the expected words are (Python integers).  ptxas's cubin alone.
 from tests.sim import test_integer_semantics_s45 as s45_int  # noqa: E402
 
 S45_INT = s45_int.sm90_cases()
@@ -311,4 +312,4 @@ def test_s45_integer_forms_store_the_ptx_words(folder, name):
     got = cp.asnumpy(out).reshape(n, outputs)
     bad = [f"  a={a[i]:#x} b={b[i]:#x} c={c[i]:#x} field {k}: GPU {int(got[i, k]):#010x} PTX {want[i][k]:#010x}"
            for i in range(n) for k in range(outputs) if int(got[i, k]) != want[i][k]]
-    assert not bad, f"GPU {name}: the simulator's I2IP reading is wrong here:\n" + "\n".join(bad[:16])
+    assert not bad, f"GPU {name}: the simulator's reading is wrong here:\n" + "\n".join(bad[:16])

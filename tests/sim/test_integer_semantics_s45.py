@@ -143,11 +143,95 @@ def test_cvt_pack_sat(target):
         assert row == [_pack(a, b, c, k) for k in PACK_KINDS], (hex(a), hex(b), hex(c))
 
 
+
+def _round_integer(x: float, mode: str) -> int:
+    """x (finite) to an integer: rni to nearest even, rzi toward zero, rmi down, rpi up (PTX cvt's integer roundings)."""
+    import math
+    if mode == "rni":
+        low = math.floor(x)
+        return low + 1 if x - low > 0.5 or (x - low == 0.5 and low % 2) else low
+    return {"rzi": math.trunc, "rmi": math.floor, "rpi": math.ceil}[mode](x)
+
+
+HALF_RANGES = {"s32": (-2**31, 2**31 - 1), "u32": (0, M32), "s16": (-2**15, 2**15 - 1), "u8": (0, 255),
+               "s64": (-2**63, 2**63 - 1), "u64": (0, M64)}
+# binary16 words: +-0, +-1, +-0.5, 1.5, 2.5, +-2.75, the largest (65504), +-inf, a NaN (quiet, signalling: only to
+# 32 bits and fewer, where PTX fixes NaN -> 0), the smallest subnormal, 255.9 / 256 / -128.5 / 32767 region; the
+# high half holds junk, which F2I.F16 must not read
+HALF_WORDS = [0x0000, 0x8000, 0x3C00, 0xBC00, 0x3800, 0xB800, 0x3E00, 0x4100, 0x4180, 0xC180, 0x7BFF, 0xFBFF,
+              0x7C00, 0xFC00, 0x0001, 0x8001, 0x5BFF, 0x5C00, 0xD804, 0x77FF, 0x7800, 0xF800, 0x57FF, 0x5800]
+HALF_NANS = [0x7E00, 0xFD01]
+
+
+def _half_case(fmt: str, kinds: list[str], words: list[int]):
+    """PTX body, expected rows: each word's fmt value converted to each kind by each rounding, saturated."""
+    body, expected_fields = ["  cvt.u16.u32 %h1, %a;"], []
+    k = 0
+    for kind in kinds:
+        for mode in ("rni", "rzi", "rmi", "rpi"):
+            if kind.endswith("64"):
+                body.append(f"  cvt.{mode}.{kind}.{fmt} %w1, %h1; mov.b64 {{%o{k}, %o{k + 1}}}, %w1;")
+                k += 2
+            elif kind.endswith("32"):
+                body.append(f"  cvt.{mode}.{kind}.{fmt} %o{k}, %h1;")
+                k += 1
+            else:
+                body.append(f"  cvt.{mode}.{kind}.{fmt} %h2, %h1; cvt.{kind[0]}32.{kind} %o{k}, %h2;")
+                k += 1
+            expected_fields.append((kind, mode))
+    rows = []
+    for word in words:
+        if fmt == "f16":
+            x = float(np.array([word], np.uint16).view(np.float16)[0])
+        else:
+            x = float(np.array([word << 16], np.uint32).view(np.float32)[0])
+        row = []
+        for kind, mode in expected_fields:
+            low, high = HALF_RANGES[kind]
+            value = 0 if x != x else low if x == float("-inf") else high if x == float("inf") else \
+                min(max(_round_integer(x, mode), low), high)
+            row += [value & M32, (value >> 32) & M32] if kind.endswith("64") else [value & M32]
+        rows.append(row)
+    return "\n".join(body), k, rows
+
+
+@TARGETS
+def test_binary16_to_integer_reads_the_low_half(target):
+    # F2I.F16.TRUNC.NTZ R7, R2 / F2I.U8.F16.FLOOR.NTZ / F2I.S64.F16.CEIL ...: the simulator read R2 as a binary32, so
+    # cvt.rzi.s32.f16 of 1.0 stored 0 (probe s45 simint)
+    words = [w | 0xABCD0000 for w in HALF_WORDS]
+    body, outputs, rows = _half_case("f16", ["s32", "u32", "s16", "u8", "s64", "u64"], HALF_WORDS)
+    assert _run(target, body, outputs, words) == rows
+    body, outputs, rows = _half_case("f16", ["s32", "u32", "s16", "u8"], HALF_NANS)
+    assert _run(target, body, outputs, HALF_NANS) == rows
+
+
+BF16_WORDS = [0x0000, 0x8000, 0x3F80, 0xBFC0, 0x3F00, 0x4020, 0x4F00, 0xCF00, 0x4F80, 0x5F00, 0x5F80, 0xDF00,
+              0x7F7F, 0x7F80, 0xFF80, 0x0001, 0x437F, 0xC301]
+
+
+def test_bfloat16_to_integer_reads_the_low_half():
+    # sm_90's F2I.BF16.TRUNC.NTZ R7, R2 (cvt.rzi.s32.bf16): read as binary32 before s45
+    words = [w | 0x12340000 for w in BF16_WORDS]
+    body, outputs, rows = _half_case("bf16", ["s32", "u32", "s64"], BF16_WORDS)
+    assert _run("sm_90", body.replace("mov.b64", "mov.b64"), outputs, words) == rows
+
+
 def sm90_cases() -> dict:
     """name -> (PTX for sm_90, (A, B, C) words, the expected out rows): the kernels above whose SASS the simulator
     reads from ptxas's code and the ISA's definition, not from a GPU's run, for tests/gpu/test_sim_probes_gpu.py
     (ptxas's cubins by tests/gpu/prepare.sh).  I2IP's merge source suffixes (`R6.24` / `R6.28`) are nvdisasm's; what
     the GPU does with them is settled by that run."""
-    return {"s45_cvt_pack": (_ptx(PACK_BODY, len(PACK_KINDS)).replace(".target sm_86", ".target sm_90"),
-                             (PACK_A, PACK_B, PACK_C),
-                             [[_pack(a, b, c, k) for k in PACK_KINDS] for a, b, c in zip(PACK_A, PACK_B, PACK_C)])}
+    out = {"s45_cvt_pack": (_ptx(PACK_BODY, len(PACK_KINDS)).replace(".target sm_86", ".target sm_90"),
+                            (PACK_A, PACK_B, PACK_C),
+                            [[_pack(a, b, c, k) for k in PACK_KINDS] for a, b, c in zip(PACK_A, PACK_B, PACK_C)])}
+    # F2I.F16 / .BF16 (below): NaN operands only to 32 bits and fewer, where PTX fixes the result (0)
+    for name, fmt, kinds, words, junk in (
+            ("s45_f16_to_int", "f16", ["s32", "u32", "s16", "u8", "s64", "u64"], HALF_WORDS, 0xABCD0000),
+            ("s45_f16_nan_to_int", "f16", ["s32", "u32", "s16", "u8"], HALF_NANS, 0),
+            ("s45_bf16_to_int", "bf16", ["s32", "u32", "s64"], BF16_WORDS, 0x12340000)):
+        body, outputs, rows = _half_case(fmt, kinds, words)
+        zeros = [0] * len(words)
+        out[name] = (_ptx(body, outputs).replace(".target sm_86", ".target sm_90"),
+                     ([w | junk for w in words], zeros, zeros), rows)
+    return out

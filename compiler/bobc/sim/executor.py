@@ -2139,7 +2139,16 @@ class Launch:
         self._dst(ins, o[0], self._full(_u(_round_f32(value, mode))), mask)
 
     def op_F2I(self, ins, mods, o, mask):
-        x = self.f64(ins, o[1]) if "F64" in mods else self.f32(ins, o[1]).astype(np.float64)
+        half = next((m for m in ("F16", "BF16") if m in mods), None)
+        if half is not None:
+            # F2I.F16 / .BF16 (PTX cvt.rni / rzi / rmi / rpi .<int>.f16 / .bf16): the source is the register's low
+            # half-word, a binary16 or bfloat16 (exact in binary64); it had been read as the whole word's binary32,
+            # storing 0 for 1.0 (probe s45 simint)
+            if "F64" in mods:
+                self._unmodeled(ins, f"{ins.full_opcode} (two source formats)")
+            x = formats.widen(self._full(np.asarray(self.u32(ins, o[1]), dtype=np.uint32)) & np.uint32(0xFFFF), half)
+        else:
+            x = self.f64(ins, o[1]) if "F64" in mods else self.f32(ins, o[1]).astype(np.float64)
         if "FTZ" in mods and "F64" not in mods:
             x = np.where(np.abs(x) < np.finfo(np.float32).tiny, 0.0, x)
         rounding = {"TRUNC": np.trunc, "FLOOR": np.floor, "CEIL": np.ceil}
