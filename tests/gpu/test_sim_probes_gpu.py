@@ -294,7 +294,8 @@ def test_s44_forms_store_the_oracle_words(folder, name, which):
 
 # Probe s45 simint's (tests/sim/test_integer_semantics_s45.py): cvt.pack.sat to 16, 8, 4 and 2 bits, I2IP with its merge
 # source (RZ, Rc, Rc.24, Rc.28 as nvdisasm prints them), and cvt.rni / rzi / rmi / rpi from .f16 / .bf16 to 8- to 64-bit
-# integers (F2I.F16 / .BF16, a junk high half beside the operand); the simulator reads each by the PTX ISA's
+# integers (F2I.F16 / .BF16, a junk high half beside the operand), and 64-bit division by a constant whose low word
+# is 0 (`I2F.U64.RP R10, 0x1`: the simulator reads the immediate as the high word); the simulator reads each by the PTX ISA's
 # definition, which the expected words are (Python integers).  ptxas's cubin alone.
 from tests.sim import test_integer_semantics_s45 as s45_int  # noqa: E402
 

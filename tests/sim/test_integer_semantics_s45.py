@@ -217,6 +217,43 @@ def test_bfloat16_to_integer_reads_the_low_half():
     assert _run("sm_90", body.replace("mov.b64", "mov.b64"), outputs, words) == rows
 
 
+
+def _tdiv(x: int, k: int) -> int:
+    """PTX div.s64: the quotient truncated toward zero."""
+    q = abs(x) // abs(k)
+    return q if (x < 0) == (k < 0) else -q
+
+
+HIGH_WORD_DIVISORS = [1 << 32, 3 << 32, 0xDEAD << 32, -(1 << 32), -(1 << 63), -(5 << 32)]
+DIVIDEND_LO = [0, 1, M32, 0x80000000, 0x1027C4D1, 0xDEADBEEF, 7, 0x12345678]
+DIVIDEND_HI = [0, 0, M32, 0x7FFFFFFF, 0x815A47C5, 0x80000000, 0xFFFFFFFB, 0x12345678]
+
+
+def _division_case(k: int):
+    body = (f"  mov.b64 %w1, {{%a, %b}}; div.s64 %w2, %w1, {k}; rem.s64 %w3, %w1, {k}; div.u64 %w4, %w1, {k & M64};\n"
+            f"  rem.u64 %w5, %w1, {k & M64}; mov.b64 {{%o0, %o1}}, %w2; mov.b64 {{%o2, %o3}}, %w3;\n"
+            "  mov.b64 {%o4, %o5}, %w4; mov.b64 {%o6, %o7}, %w5;")
+    rows = []
+    for lo, hi in zip(DIVIDEND_LO, DIVIDEND_HI):
+        u = hi << 32 | lo
+        x = u - (1 << 64) if hi >> 31 else u
+        q = _tdiv(x, k)
+        row = []
+        for v in (q, x - q * k, u // (k & M64), u % (k & M64)):
+            row += [v & M32, (v >> 32) & M32]
+        rows.append(row)
+    return body, rows
+
+
+@TARGETS
+@pytest.mark.parametrize("k", HIGH_WORD_DIVISORS)
+def test_64_bit_division_by_a_constant_with_a_zero_low_word(target, k):
+    # ptxas converts such a divisor with `I2F.U64.RP R10, 0x1` (2^32: the immediate is the high word); the simulator
+    # read the immediate zero-extended (1.0) and stored garbage quotients and remainders (probe s45 simint)
+    body, rows = _division_case(k)
+    assert _run(target, body, 8, DIVIDEND_LO, DIVIDEND_HI) == rows
+
+
 def sm90_cases() -> dict:
     """name -> (PTX for sm_90, (A, B, C) words, the expected out rows): the kernels above whose SASS the simulator
     reads from ptxas's code and the ISA's definition, not from a GPU's run, for tests/gpu/test_sim_probes_gpu.py
@@ -234,4 +271,8 @@ def sm90_cases() -> dict:
         zeros = [0] * len(words)
         out[name] = (_ptx(body, outputs).replace(".target sm_86", ".target sm_90"),
                      ([w | junk for w in words], zeros, zeros), rows)
+    for k in (1 << 32, -(1 << 63), 0xDEAD << 32):
+        body, rows = _division_case(k)
+        out[f"s45_div_by_{k & M64:x}"] = (_ptx(body, 8).replace(".target sm_86", ".target sm_90"),
+                                           (DIVIDEND_LO, DIVIDEND_HI, [0] * len(DIVIDEND_LO)), rows)
     return out

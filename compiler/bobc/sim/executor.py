@@ -2097,8 +2097,17 @@ class Launch:
         if "F16" in mods and to64:
             self._unmodeled(ins, f"{ins.full_opcode} (I2F.F16 to binary16, not .F64)")
         if src64:
-            low = np.asarray(self.raw(ins, o[1], 0)).astype(np.uint64)
-            high = np.asarray(self.raw(ins, o[1], 1)).astype(np.uint64)
+            if o[1].kind == "imm":
+                # a 64-bit source's 32-bit immediate is the integer's high word, its low word 0: ptxas's sm_90 division
+                # by 2^32 (div.s64 / rem.s64 / .u64 by a constant whose low word is 0) converts its divisor with
+                # `I2F.U64.RP R10, 0x1`, and only 2^32 makes its reciprocal's refinements give the quotient (a zero-
+                # extended 1 gave garbage: probe s45 simint); a constant with a low word ptxas reads from bank 2
+                if o[1].negate or o[1].invert:
+                    self._unmodeled(ins, f"{ins.full_opcode} with a negated 64-bit immediate")
+                low, high = np.uint64(0), np.uint64(int(o[1].value) & 0xFFFFFFFF)
+            else:
+                low = np.asarray(self.raw(ins, o[1], 0)).astype(np.uint64)
+                high = np.asarray(self.raw(ins, o[1], 1)).astype(np.uint64)
             bits = self._full((high << np.uint64(32)) | low)
             negative = np.zeros(bits.shape, dtype=bool) if unsigned else bits >= np.uint64(1 << 63)
             magnitude = np.where(negative, np.uint64(0) - bits, bits)
