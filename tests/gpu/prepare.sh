@@ -153,6 +153,11 @@ from tests.sass.test_bf16_forms_s42 import BOTH, SM90, kernels
 for ptx, arch in ((BOTH, "sm_90"), (SM90, "sm_90a")):
     for kernel in kernels(ptx):
         both(str(ptx), kernel, arch)
+# probe s45 simint's integer forms (tests/sim/test_integer_semantics_s45.py: cvt.pack.sat's I2IP): ptxas's cubins
+from tests.sim.test_integer_semantics_s45 import sm90_cases as s45_int_cases
+for name, (ptx, _, _) in sorted(s45_int_cases().items()):
+    open(f"{d}/{name}.ptx", "w").write(ptx)
+    subprocess.run([ptxas(), "-arch=sm_90", "-O3", f"{d}/{name}.ptx", "-o", f"{d}/{name}.ptxas.cubin"], check=True)
 # probe s44 simops's forms (tests/sass/test_sim_roundings_s44.py, test_sim_xorsign_s44.py, test_sim_mufu16_s44.py):
 # directed FADD, narrow conversions (.rz / .relu / .satfinite, E4M3 / E5M2), min / max .xorsign.abs, 16-bit MUFU;
 # ptxas's cubin of each, and bobc's where its assembler has every form of ptxas's code (else none: the test skips it)

@@ -334,3 +334,27 @@ def test_s45_forms_store_the_simulators_words(folder, name, which):
         _record(f"== {name} ({which}): {len(bad)} .SAT words where the GPU and the simulator differ\n" +
                 "\n".join(bad) + "\n")
         assert not bad, f"GPU ({which}) {name}: the simulator's binary16 .SAT is wrong here:\n" + "\n".join(bad[:12])
+
+
+# Probe s45 simint's (tests/sim/test_integer_semantics_s45.py): cvt.pack.sat to 16, 8, 4 and 2 bits, I2IP with its merge
+# source (RZ, Rc, Rc.24, Rc.28 as nvdisasm prints them), and cvt.rni / rzi / rmi / rpi from .f16 / .bf16 to 8- to 64-bit
+# integers (F2I.F16 / .BF16, a junk high half beside the operand), and 64-bit division by a constant whose low word
+# is 0 (`I2F.U64.RP R10, 0x1`: the simulator reads the immediate as the high word); the simulator reads each by the PTX ISA's
+# definition, which the expected words are (Python integers).  ptxas's cubin alone.
+from tests.sim import test_integer_semantics_s45 as s45_int  # noqa: E402
+
+S45_INT = s45_int.sm90_cases()
+
+
+@pytest.mark.parametrize("name", sorted(S45_INT))
+def test_s45_integer_forms_store_the_ptx_words(folder, name):
+    _, (a, b, c), want = S45_INT[name]
+    n, outputs = len(a), len(want[0])
+    module = cp.RawModule(path=str(folder / f"{name}.ptxas.cubin"))
+    out = cp.zeros(n * outputs, cp.uint32)
+    module.get_function("k")((1,), (n,), (out, *(cp.asarray(np.asarray(x, np.uint32)) for x in (a, b, c))))
+    cp.cuda.Device().synchronize()
+    got = cp.asnumpy(out).reshape(n, outputs)
+    bad = [f"  a={a[i]:#x} b={b[i]:#x} c={c[i]:#x} field {k}: GPU {int(got[i, k]):#010x} PTX {want[i][k]:#010x}"
+           for i in range(n) for k in range(outputs) if int(got[i, k]) != want[i][k]]
+    assert not bad, f"GPU {name}: the simulator's reading is wrong here:\n" + "\n".join(bad[:16])

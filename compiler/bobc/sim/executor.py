@@ -1966,6 +1966,35 @@ class Launch:
         v = np.clip(self._typed(ins, o[1], np.int32).astype(np.int64), low, high)
         self._dst(ins, o[0], self._full((v & 0xFFFFFFFF).astype(np.uint32)), mask)
 
+    # I2IP's packed field width by its destination type, and the suffix nvdisasm prints on the merge source C
+    # (how many of C's low bits are kept above the two fields: 32 - 2 * width; none printed for 16)
+    _I2IP_FIELDS = {"S16": (16, True, None), "U16": (16, False, None), "S8": (8, True, ""), "U8": (8, False, ""),
+                    "S4": (4, True, "24"), "U4": (4, False, "24"), "S2": (2, True, "28"), "U2": (2, False, "28")}
+
+    def op_I2IP(self, ins, mods, o, mask):
+        """I2IP.<to>.S32.SAT Rd, Ra, Rb, Rc (PTX cvt.pack.sat.{s16,u16}.s32 d, a, b and cvt.pack.sat.{s8,u8,s4,u4,
+        s2,u2}.s32.b32 d, a, b, c; ptxas passes a, b, c in that order): a and b clamped to the type's range, b's field
+        in the low `width` bits and a's above it; to 16 bits that is the word (C is RZ), else C's low 32 - 2 * width
+        bits fill the rest, c << 2 * width (the ISA's definition) -- C printed plain for 8 bits, `Rc.24` for 4 and
+        `Rc.28` for 2, as ptxas writes them.  Another C (a register for 16 bits, a suffix not the width's) is
+        refused: what the GPU makes of it is not documented.  Refused before probe s45 simint."""
+        kind = mods[0] if mods else ""
+        if kind not in self._I2IP_FIELDS or tuple(mods[1:]) != ("S32", "SAT") or len(o) != 4:
+            self._unmodeled(ins, f"{ins.full_opcode} (modeled: I2IP.<S16|U16|S8|U8|S4|U4|S2|U2>.S32.SAT Rd, Ra, Rb, Rc)")
+        width, signed, suffix = self._I2IP_FIELDS[kind]
+        merge = o[3]
+        if suffix is None and not (merge.kind == "reg" and merge.index == RZ) or \
+                suffix is not None and (merge.kind != "reg" or merge.half != suffix):
+            self._unmodeled(ins, f"{ins.full_opcode} with the merge source {ins.text.split(',')[-1].strip(' ;')} "
+                                 f"(ptxas writes {'RZ' if suffix is None else 'Rc' + ('.' + suffix if suffix else '')})")
+        low, high = (-(1 << width - 1), (1 << width - 1) - 1) if signed else (0, (1 << width) - 1)
+        a, b = (np.clip(self._typed(ins, x, np.int32).astype(np.int64), low, high) & ((1 << width) - 1)
+                for x in (o[1], o[2]))
+        value = a << width | b
+        if suffix is not None:
+            value = value | np.asarray(self.raw(ins, merge)).astype(np.int64) << 2 * width
+        self._dst(ins, o[0], self._full(value & 0xFFFFFFFF).astype(np.uint32), mask)
+
     def op_BMSK(self, ins, mods, o, mask):
         """BMSK Rd, Ra, Rb (PTX bmsk.clamp / bmsk.wrap: a bit mask of width b from position a): both
         clamped to 0..32 (wrapped to 0..31 with .W); bits past 31 are dropped."""
@@ -2083,16 +2112,29 @@ class Launch:
         unsigned = any(m in mods for m in ("U8", "U16", "U32", "U64"))
         to64 = "F64" in mods
         mode = next((m for m in mods if m in ("RN", "RZ", "RM", "RP")), "RN")
-        if "F16" in mods and (src64 or to64):
-            self._unmodeled(ins, f"{ins.full_opcode} (I2F.F16 of an integer of 32 bits or fewer)")
+        if "F16" in mods and to64:
+            self._unmodeled(ins, f"{ins.full_opcode} (I2F.F16 to binary16, not .F64)")
         if src64:
-            low = np.asarray(self.raw(ins, o[1], 0)).astype(np.uint64)
-            high = np.asarray(self.raw(ins, o[1], 1)).astype(np.uint64)
+            if o[1].kind == "imm":
+                # a 64-bit source's 32-bit immediate is the integer's high word, its low word 0: ptxas's sm_90 division
+                # by 2^32 (div.s64 / rem.s64 / .u64 by a constant whose low word is 0) converts its divisor with
+                # `I2F.U64.RP R10, 0x1`, and only 2^32 makes its reciprocal's refinements give the quotient (a zero-
+                # extended 1 gave garbage: probe s45 simint); a constant with a low word ptxas reads from bank 2
+                if o[1].negate or o[1].invert:
+                    self._unmodeled(ins, f"{ins.full_opcode} with a negated 64-bit immediate")
+                low, high = np.uint64(0), np.uint64(int(o[1].value) & 0xFFFFFFFF)
+            else:
+                low = np.asarray(self.raw(ins, o[1], 0)).astype(np.uint64)
+                high = np.asarray(self.raw(ins, o[1], 1)).astype(np.uint64)
             bits = self._full((high << np.uint64(32)) | low)
             negative = np.zeros(bits.shape, dtype=bool) if unsigned else bits >= np.uint64(1 << 63)
             magnitude = np.where(negative, np.uint64(0) - bits, bits)
-            # rounded once, from the integer (a cast through binary64 would round twice)
-            value = self._int_to_float(negative, magnitude, 53 if to64 else 24, mode)
+            # rounded once, from the integer (a cast through binary64 would round twice); to binary16 (PTX
+            # cvt.<mode>.f16.s64 / .u64: I2F.F16.S64 / .U64, refused before probe s45 simint) to its 11 significant
+            # bits here, the exponent unbounded, so that round_bits below meets an exact value or one past 65504,
+            # which it takes to infinity or 65504 by the mode: the one rounding IEEE 754 asks for (a nonzero
+            # integer is never below binary16's smallest normal)
+            value = self._int_to_float(negative, magnitude, 53 if to64 else 11 if "F16" in mods else 24, mode)
         else:
             # I2F.S16 / .U16 / .S8 / .U8 convert the register's low 16 or 8 bits, sign- or zero-extended
             width = 16 if ("S16" in mods or "U16" in mods) else 8 if ("S8" in mods or "U8" in mods) else 32
@@ -2124,7 +2166,16 @@ class Launch:
         self._dst(ins, o[0], self._full(_u(_round_f32(value, mode))), mask)
 
     def op_F2I(self, ins, mods, o, mask):
-        x = self.f64(ins, o[1]) if "F64" in mods else self.f32(ins, o[1]).astype(np.float64)
+        half = next((m for m in ("F16", "BF16") if m in mods), None)
+        if half is not None:
+            # F2I.F16 / .BF16 (PTX cvt.rni / rzi / rmi / rpi .<int>.f16 / .bf16): the source is the register's low
+            # half-word, a binary16 or bfloat16 (exact in binary64); it had been read as the whole word's binary32,
+            # storing 0 for 1.0 (probe s45 simint)
+            if "F64" in mods:
+                self._unmodeled(ins, f"{ins.full_opcode} (two source formats)")
+            x = formats.widen(self._full(np.asarray(self.u32(ins, o[1]), dtype=np.uint32)) & np.uint32(0xFFFF), half)
+        else:
+            x = self.f64(ins, o[1]) if "F64" in mods else self.f32(ins, o[1]).astype(np.float64)
         if "FTZ" in mods and "F64" not in mods:
             x = np.where(np.abs(x) < np.finfo(np.float32).tiny, 0.0, x)
         rounding = {"TRUNC": np.trunc, "FLOOR": np.floor, "CEIL": np.ceil}

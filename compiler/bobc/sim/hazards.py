@@ -185,7 +185,7 @@ def effects(ins: Instruction) -> Effects:
             for o in ops:
                 src(o)
             return e
-    if base == "IMAD" and ops and ops[0].kind == "reg" and len(ops) > 1 and ops[1].kind in ("pred", "upred"):
+    if base == "IMAD" and ops and ops[0].kind in ("reg", "ureg") and len(ops) > 1 and ops[1].kind in ("pred", "upred"):
         dst(ops.pop(1))                                          # IMAD.WIDE.U32 R10, P0, ...: a carry out
     if base == "IMAD" and "WIDE" in mods:
         if len(ops) == 5 and "X" in mods:
@@ -194,6 +194,15 @@ def effects(ins: Instruction) -> Effects:
             raise Unmodeled(f"instruction at {ins.pc:#06x} ({ins.text}): {ins.text.split()[0]} with "
                             f"{len(ins.operands)} operands is not modeled")
         d, a, b, c = ops
+        if d.kind == "ureg":
+            # UIMAD.WIDE[.U32] URd, ...: the uniform pair URd+1:URd (not Rd+1:Rd, which an uniform instruction
+            # never writes: ptxas's sm_90 mad.wide.u32 of parameters, UIMAD.WIDE.U32 UR4, UR4, UR5, URZ after
+            # LDC R5 on a scoreboard was read as a write of R5 racing the load)
+            dst(d, width=2)
+            for o in (a, b):
+                src(o)
+            src(c, width=2)
+            return e
         e.dst_regs += [(d.index, "wide_lo"), (d.index + 1, "wide_hi")] if d.index != RZ else []
         src(a, "wide_ab"), src(b, "wide_ab")
         if c.kind == "reg" and c.index != RZ:

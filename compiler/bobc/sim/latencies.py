@@ -27,6 +27,9 @@ COUPLED_ALU = frozenset({"IADD3", "LOP3", "ISETP", "LEA", "SHF", "MOV", "SEL", "
                          "F2FP", "I2FP",           # I2FP: not in the table; ALU as its sibling F2FP
                          # I2I, BMSK, SGXT: integer ALU ops ptxas times without a scoreboard (math_forms.ptx)
                          "I2I", "BMSK", "SGXT",
+                         # I2IP (cvt.pack.sat): ptxas sets no write scoreboard on it either (probe s45 simint,
+                         # both targets); ALU as its sibling I2I
+                         "I2IP",
                          # ptxas sets no write scoreboard on these (tools/ptx_corpus/int_forms.ptx, both
                          # targets, tests/sass/data corpus-sm_*.tsv): F2IP.U8.F32 (NAK has no row) is read
                          # 4 cycles on by a LOP3 -- the ALU's latency, where an FMA-pipe result needs 5;

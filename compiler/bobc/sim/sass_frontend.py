@@ -178,9 +178,11 @@ def parse_operand(text: str) -> Operand:
         return dataclasses.replace(parse_operand(t[1:]), invert=True)
     if t.startswith("c["):
         # nvdisasm prints a packed-half opcode's constant as `c[0x0] [0x16c]`, with a lane selection
-        # where it has one (ptxas's .f16 parameter: HADD2.F32 R0, -RZ, c[0x0] [0x16c].H0_H0)
+        # where it has one (ptxas's .f16 parameter: HADD2.F32 R0, -RZ, c[0x0] [0x16c].H0_H0), and PLOP3's
+        # the same way with its sign bit (ptxas's sm_86 add.sat.s32 of a parameter: PLOP3.LUT P2, PT, R3.SIGN,
+        # c[0x0] [0x16c].SIGN, R2.SIGN, 0x8, 0x0; probe s45 simint)
         m = re.fullmatch(r"c\[(" + _NUMBER + r")\]\s*\[(?:(R\d+|RZ)\s*\+?\s*)?(" + _NUMBER + r")?\]"
-                         r"(?:\.(H0_H0|H1_H1|H0_H1|H1_H0))?", t)
+                         r"(?:\.(H0_H0|H1_H1|H0_H1|H1_H0|SIGN))?", t)
         if not m:
             raise SimulationFault(f"cannot read constant operand '{text}'")
         return Operand("const", value=int(m.group(3) or "0", 0), bank=int(m.group(1), 0),
@@ -191,7 +193,9 @@ def parse_operand(text: str) -> Operand:
         negate, t = True, t[1:]
     t = t.replace(".reuse", "")
     half = ""
-    m = re.fullmatch(r"(.*)\.(H0_H0|H1_H1|F32|H0_H1|H1_H0|F16|SIGN|H1)", t)
+    # .24 / .28: I2IP's merge source, the bits of it kept above the packed fields (ptxas's cvt.pack.sat.s4 / .s2:
+    # I2IP.S4.S32.SAT R19, R2, R5, R6.24)
+    m = re.fullmatch(r"(.*)\.(H0_H0|H1_H1|F32|H0_H1|H1_H0|F16|SIGN|H1|24|28)", t)
     if m and not re.fullmatch(r"[-+]?\d+\.\d*(e[-+]?\d+)?", t):
         t, half = m.group(1), m.group(2)
     absolute = t.startswith("|") and t.endswith("|")
@@ -267,6 +271,10 @@ _INVERTED_MASK = {"BRA.DIV", "BRA.CONV"}      # BRA.DIV ~URZ, target: the full-w
 # sources of IADD3.X, IMAD.X, UIADD3.X), the bitwise complement a two-word subtraction's high word adds
 # (ptxas's neg.s64 is IADD3 R8, P0, RZ, -R2, RZ then IADD3.X R9, RZ, ~R3, RZ, P0, !PT); executor.u32 applies it
 _COMPLEMENTED = {"IADD3", "IMAD", "UIADD3", "LEA"}   # LEA.HI.X.SX32 R15, R6, ~R15 (ptxas: sad.s32)
+# Opcodes whose one source nvdisasm may print complemented, `~` being the bitwise not of its 32 bits: FLO (ptxas's
+# bfind.s64 / bfind.shiftamt.s64 and clz / bfind of a not.b32 or not.b64: `FLO.U32 R9, ~R2`, `FLO.U32.SH R2, ~R2`,
+# `FLO.U32 R7, ~c[0x0][0x168]`, `FLO.U32 R8, ~UR7`; probe s45 simint); executor.u32 applies it
+_COMPLEMENTED_SOURCE = {"FLO"}
 
 
 def _binary32_immediate(o: Operand) -> Operand:
@@ -308,18 +316,24 @@ def parse_line(pc: int, text: str, word: int) -> Instruction:
         if parts[0] in FLOAT_IMMEDIATE_OPCODES:
             operands = tuple(_binary32_immediate(o) for o in operands)
         for k, (written, o) in enumerate(zip(texts, operands)):
-            if o.half == "SIGN" and (parts[0] != "PLOP3" or o.kind != "reg" or o.negate or o.absolute):
-                raise SimulationFault(f"cannot read operand '{written.strip()}' (a register's .SIGN, its bit 31, "
-                                      "is read only as a source of PLOP3, as ptxas's add.sat.s32 writes it)")
+            if o.half == "SIGN" and (parts[0] != "PLOP3" or o.kind not in ("reg", "const") or o.negate or o.absolute):
+                raise SimulationFault(f"cannot read operand '{written.strip()}' (a register's or constant's .SIGN, its "
+                                      "bit 31, is read only as a source of PLOP3, as ptxas's add.sat.s32 writes it)")
+            if o.half in ("24", "28") and (parts[0] != "I2IP" or o.kind != "reg" or k != len(texts) - 1):
+                raise SimulationFault(f"cannot read operand '{written.strip()}' (a register's .{o.half} is read only as "
+                                      "I2IP's merge source, as ptxas's cvt.pack.sat.s4 / .s2 writes it)")
             if o.half == "H1" and (parts[0] not in _HIGH_HALF or o.kind != "reg"):
                 raise SimulationFault(f"cannot read operand '{written.strip()}' (a register's .H1, its high 16 bits, "
                                       f"is read only as the source of {' / '.join(sorted(_HIGH_HALF))}: ptxas's "
                                       "ex2.approx.f16x2 / tanh.approx.f16x2 and cvt.rn.f16x2.e4m3x2)")
-            complemented = parts[0] in _COMPLEMENTED and "X" in parts[1:] and o.kind in ("reg", "ureg", "const", "imm")
+            complemented = (parts[0] in _COMPLEMENTED and "X" in parts[1:] or
+                            parts[0] in _COMPLEMENTED_SOURCE and k == len(texts) - 1) and \
+                o.kind in ("reg", "ureg", "const", "imm")
             if o.invert and not complemented and (head not in _INVERTED_MASK or k != 0):
                 raise SimulationFault(f"cannot read operand '{written.strip()}' (a bitwise not is read only as the "
                                       f"mask of {' / '.join(sorted(_INVERTED_MASK))} and on the sources of "
-                                      f"{', '.join(sorted(c + '.X' for c in _COMPLEMENTED))})")
+                                      f"{', '.join(sorted(c + '.X' for c in _COMPLEMENTED))} and the source of "
+                                      f"{', '.join(sorted(_COMPLEMENTED_SOURCE))})")
         unreadable = ""
     except SimulationFault as error:
         operands, unreadable = (), error.message
