@@ -708,7 +708,10 @@ class Machine:
         code, n = c.code, c.n
         try:
             if code == 26:
-                self.request = RequestSession(parse_request(c.data), self.args, self.name, self.stdout)
+                # the files the command read besides the request's own (`bobc run PLAN native`'s plan
+                # modules, kernel sources, --kernels file): no output of the request replaces one either
+                self.request = RequestSession(parse_request(c.data), self.args, self.name, self.stdout,
+                                              inputs=self.outputs.inputs if self.outputs is not None else ())
                 self.wait_status = EXIT_GPU_FAULT
                 self._trace(f"open {self.request.op} step {self.request.step}")
                 self.set_word(n[0], self.request.step)

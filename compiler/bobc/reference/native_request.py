@@ -278,7 +278,7 @@ def _output_refused(error: OutputWriteFailure) -> Refused:
 class RequestSession:
     """One request: its arguments, input, checkpoint, outputs and publications."""
 
-    def __init__(self, request: Request, argv, program: str, stdout=None):
+    def __init__(self, request: Request, argv, program: str, stdout=None, inputs=()):
         self.request = request
         self.args = parse_args_or_help(argv, program, stdout, "STREAM" if request.stream is not None else "RECORD")
         self.op = self.args["op"]
@@ -289,7 +289,9 @@ class RequestSession:
             raise Refused(EXIT_WRITE, f"journal {error.path}: {error.detail}; {error.hint}") from None
         source = read_file("input", self.args["--input"], safe_io.INPUT_LIMIT_BYTES, EXIT_INPUT)
         self.input = source.data
-        self.files = safe_io.OutputSet()
+        # `inputs`: what the command read besides the request's own files (safe_io.InputFile: `bobc run
+        # PLAN native`'s plan modules and --kernels file), which no output may replace either
+        self.files = safe_io.OutputSet(inputs=list(inputs))
         self.files.inputs.append(source)
         if request.stream is not None:
             check_stream(request, self.input, safe_io.shown(self.args["--input"]))

@@ -189,8 +189,10 @@ def _shape_hint(data: bytes, config_name: str, updates_per_invocation: int | Non
         return ""
     options = f"--config {name}"
     declared = int.from_bytes(data[40:48], "little")     # the run length is the shape's too
-    if declared != contract_for(config_name, updates_per_invocation).updates_per_invocation \
-            and 1 <= declared <= UPDATES_LIMIT:
+    # what `show --config NAME` alone compares with: NAME's plan's run length, not the one asked for
+    # here (probe s45 coppuser: a 2-update checkpoint shown with --updates-per-invocation 2 under
+    # another shape was told `--config small`, which then refused it for its run length)
+    if declared != contract_for(name).updates_per_invocation and 1 <= declared <= UPDATES_LIMIT:
         options += f" --updates-per-invocation {declared}"
     return f" (a checkpoint of the shape {name}: show it with {options})"
 

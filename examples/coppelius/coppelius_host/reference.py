@@ -6,6 +6,13 @@ every launch.  The tests count the seed's numbers in this trace.
 
     run(host_path, ["train", "--input", S, "--checkpoint", C, "--checkpoint-out", O,
                     "--predictions", P, "--result", R]) -> Outcome
+
+From the command line (examples/coppelius), any built host -- a shape or run length of
+coppelius_host.build's as well as the plan's own -- run without a GPU, its arguments, files,
+messages and exit codes the host's (docs/coppelius-host.md, "Running it"):
+
+    python -m coppelius_host.reference HOST train --input STREAM [--checkpoint IN] \
+        --checkpoint-out OUT --predictions FILE --result FILE
 """
 from __future__ import annotations
 
@@ -13,6 +20,8 @@ import contextlib
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import sys
 
 from .device import EmulatedDevice
 
@@ -93,3 +102,52 @@ def run(host: Path, arguments: list[str], device: EmulatedDevice | None = None) 
         status = run_program(split.program, list(arguments), name=Path(host).name, gpu=device,
                              stderr=stderr, stdout=io.BytesIO(), components=components)
     return Outcome(status, stderr.getvalue().decode("utf-8", "replace"), trace, device)
+
+
+USAGE = ("usage: python -m coppelius_host.reference HOST ARGUMENTS...\n"
+         "  runs the built Coppelius host HOST (coppelius_host.build, bobc build) without a GPU: its own program by\n"
+         "  bobc's reference interpreter, the launches computed by the model's NumPy kernels (coppelius_host.device);\n"
+         "  ARGUMENTS are the host's (train|predict --input STREAM [--checkpoint IN] --checkpoint-out OUT\n"
+         "  --predictions FILE --result FILE), and so are its messages and exit codes (docs/coppelius-host.md)\n")
+
+
+def main(argv=None) -> int:
+    """Run HOST's own program with the emulated GPU, as `bobc run PLAN native ... --reference --kernels
+    coppelius_host/reference_submit.py` runs a plan's: for a host whose plan is not on disk (coppelius_host.build
+    writes its shape and run length into a copy it removes).  Exit codes: the host's; 2 for a usage error
+    here (no HOST, or one that cannot be read), 9 for a file that is not a built host (the host's own code
+    for a damaged host file)."""
+    from bobc.native import artifact
+    from bobc.reference import safe_io
+    from bobc.reference.errors import FileRefused
+    from bobc.reference.native_program import run_program
+
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    prog = "python -m coppelius_host.reference"
+    if not arguments or arguments[0] in ("-h", "--help"):
+        (sys.stdout if arguments else sys.stderr).write(USAGE)
+        return 0 if arguments else 2
+    host, arguments = arguments[0], arguments[1:]
+    try:
+        source = safe_io.read_input(host, lambda path, part, detail: FileRefused(path, part, detail))
+    except FileRefused as error:
+        print(f"{prog}: error: cannot read host {error.path}: {error.detail}", file=sys.stderr)
+        return 2
+    try:
+        split = artifact.split(source.data, safe_io.shown(host))
+    except artifact.DamagedHost as error:
+        print(f"{prog}: error: {error} (HOST is the executable coppelius_host.build or bobc build wrote)",
+              file=sys.stderr)
+        return artifact.DAMAGED_EXIT
+    from bobc.commands.run import _version_section
+
+    components = {kind: payload for kind, _, payload in split.components}
+    # no output may be HOST, in the built host's own words (its outputs' alias check)
+    own = safe_io.InputFile(f"{source.real} (this host's own file)", b"", source.real, source.device, source.inode)
+    sys.stdout.flush()
+    return run_program(split.program, arguments, name=safe_io.shown(host), gpu=EmulatedDevice(),
+                       components=components, version=_version_section(source.data, host), inputs=[own])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

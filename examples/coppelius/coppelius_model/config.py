@@ -198,6 +198,9 @@ WIDEST_BANK_ZERO_BYTES = 1024                 # sm_90's parameter block
 RESIDENCE_CODE_ALLOWANCE = 393216             # the kernels' code (and tensor maps) in the residence
 CHUNKS_MOST = (GPFIFO_RING_BYTES // GPFIFO_ENTRY_BYTES - 5) // 3
 LAUNCHES_MOST = (PROGRAM_RESIDENCE_BYTES - RESIDENCE_CODE_ALLOWANCE) // WIDEST_BANK_ZERO_BYTES
+# what a refused width or context may be instead (coppeliusWidthChoice, coppeliusContextChoice)
+WIDTH_CHOICE = f": choose a multiple of {ROW_CHUNK_COLUMNS} from {WIDTH_LEAST} to {WIDTH_MOST}"
+CONTEXT_CHOICE = f": choose {CONTEXT_LEAST} or {CONTEXT_MOST}"
 
 
 def parameter_count_for(layers: int, width: int, context: int) -> int:
@@ -238,14 +241,14 @@ def shape_refusal(layers: int, width: int, context: int, chunk: int) -> str:
         (width % ROW_CHUNK_COLUMNS != 0, "width (coppeliusShapeWidth)", width,
          f"is not a multiple of {ROW_CHUNK_COLUMNS} (coppelius-layernorm-forward, -backward and "
          "coppelius-embedding-forward hold a row as chunks of that many columns, and heads of 64 and the products' "
-         "tiles of 64 then divide it)"),
+         f"tiles of 64 then divide it{WIDTH_CHOICE})"),
         (not WIDTH_LEAST <= width <= WIDTH_MOST, "width (coppeliusShapeWidth)", width,
          f"is not between {WIDTH_LEAST} and {WIDTH_MOST} (coppelius-layernorm-forward and -backward hold a row in "
-         "registers as 2 to 6 chunks of 128 columns)"),
+         f"registers as 2 to 6 chunks of 128 columns{WIDTH_CHOICE})"),
         (context not in (CONTEXT_LEAST, CONTEXT_MOST), "context (coppeliusShapeContext)", context,
          f"is not {CONTEXT_LEAST} or {CONTEXT_MOST} (coppelius-attention-forward, like the softmax it absorbed, masks "
          "by a query's position in a power-of-two T and holds 128 to 512 keys, and coppelius-embedding-backward "
-         "reads at most 256 positions)"),
+         f"reads at most 256 positions{CONTEXT_CHOICE})"),
         (chunk % CHUNK_ALIGNMENT != 0, "chunk (coppeliusShapeChunkBytes)", chunk,
          f"is not a multiple of {CHUNK_ALIGNMENT} (coppelius-copy moves the checkpoint 16 bytes a thread, from "
          "16-byte aligned offsets)"),

@@ -184,6 +184,10 @@ def main(argv=None, prog: str = "python -m coppelius_model.stream") -> int:
         print(f"{prog}: error: -o -: the stream is written to a file, not stdout; name the file (-o ./- for one "
               "named '-')", file=sys.stderr)
         return 2
+    if args.text == "-":            # the text is read twice (its digest, then its tokens): a file, not stdin
+        print(f"{prog}: error: TEXT -: the text is read from a file, not stdin (it is read twice: once for the "
+              "header's sha256, once for the tokens); name the file (./- for one named '-')", file=sys.stderr)
+        return 2
     outputs = None
     fd = -1
     try:
