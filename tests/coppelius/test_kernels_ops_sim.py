@@ -132,7 +132,9 @@ def test_layernorm_forward(arch, C, rng):
     eps = np.float32(1e-5)
     out = run("layernorm-forward", arch, (R // 8,), (256,),
               [Pointer("x"), Pointer("g"), Pointer("b"), Pointer("y"), Pointer("mean"), Pointer("rstd"),
-               np.uint32(R), np.uint32(C), eps, np.float32(1.0 / C)],
+               np.uint32(R), np.uint32(C), eps, np.float32(1.0 / C),
+               # words 8..11: no product's partials (S = 0; tests/coppelius/test_layernorm_partials_s45.py)
+               np.uint64(0), np.uint64(0), np.uint64(0), np.uint32(0), np.float32(0)],
               {"x": x, "g": gain, "b": bias, "y": np.zeros((R, C), np.float16),
                "mean": np.zeros(R, np.float32), "rstd": np.zeros(R, np.float32)})
     y, mean, rstd = ref.layernorm_forward(x, gain, bias, eps)
@@ -158,7 +160,8 @@ def test_layernorm_backward(arch, add, C, rng):
     _, mean, rstd = ref.layernorm_forward(x, gain, np.zeros(C, np.float32), 1e-5)
     out = run("layernorm-backward", arch, (R // 8,), (256,),
               [Pointer("x"), Pointer("g"), Pointer("mean"), Pointer("rstd"), Pointer("dy"), Pointer("dres"),
-               Pointer("dx"), Pointer("dxh"), np.uint32(R), np.uint32(C), np.float32(1.0 / C), np.uint32(add)],
+               Pointer("dx"), Pointer("dxh"), np.uint32(R), np.uint32(C), np.float32(1.0 / C), np.uint32(add),
+               np.uint64(0), np.uint32(0), np.float32(0)],   # words 10, 11: no product's partials (S = 0)
               {"x": x, "g": gain, "mean": mean, "rstd": rstd, "dy": dy, "dres": dres,
                "dx": np.full((R, C), np.nan, np.float32), "dxh": np.zeros((R, C), np.float16)})
     dx, _ = ref.layernorm_backward(x, gain, mean, rstd, dy, dres if add else None)

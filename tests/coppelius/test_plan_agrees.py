@@ -1,9 +1,9 @@
 """The plan modules (examples/coppelius/Coppelius) and the Python specification
 (coppelius_model) declare the same Coppelius: the parameter counts, the checkpoint's
 payload and chunks, every arena resident's address and extent, the submission count
-the seed's proofs use, and -- for the small configuration -- every launch of every
-submission, kernel, grid and parameter word, in order.  The arena is certified and
-the device side has no hazard; the large configuration's numbers agree too."""
+the seed's proofs use, and every launch of every submission, kernel, grid and parameter
+word, in order (small, and large since session 45).  The arena is certified and the device
+side has no hazard (small); the large configuration's numbers agree too."""
 from __future__ import annotations
 
 import pytest
@@ -120,6 +120,18 @@ def test_the_device_side_is_certified(small):
 
 def test_large_numbers_and_arena_agree(tmp_path):
     check_numbers(load(tmp_path, EXAMPLE / "large"), LARGE)
+
+
+def test_every_large_launch_agrees_word_for_word(tmp_path):
+    """The large plan's launches too (session 45: its split products differ from the small one's --
+    h in 2 splits, x', dln2, dln1 in 4 -- and the layer norms that finish their partials read S from
+    the plan's own split rule; a few seconds of evaluation)."""
+    program = load(tmp_path, EXAMPLE / "large")
+    planned = launches_of(program, program.definition("schedule").thunk)
+    python = [(l.kernel, l.grid, l.words) for p in graph.pieces(LARGE) for l in p.launches]
+    assert len(planned) == len(python)
+    for index, (a, b) in enumerate(zip(planned, python)):
+        assert a == b, (index, a[0], b[0])
 
 
 @pytest.mark.parametrize("target_name", ["sm_86", "sm_90"])

@@ -142,6 +142,12 @@ def test_embedding_forward_and_backward(config, target, tmp_path_factory):
     assert np.array_equal(dwpe.get(), gp)
 
 
+# the norms' last words: no split product's partials (S = 0: x, dy read plainly;
+# tests/coppelius/test_layernorm_partials_s45.py runs the partials on the simulator)
+NO_PARTIALS_FORWARD = (np.uint64(0), np.uint64(0), np.uint64(0), np.uint32(0), np.float32(0))
+NO_PARTIALS_BACKWARD = (np.uint64(0), np.uint32(0), np.float32(0))
+
+
 def test_layernorm_forward_and_backward(config, target, tmp_path_factory):
     T, C = config["T"], config["C"]
     rng = np.random.default_rng(2)
@@ -151,7 +157,8 @@ def test_layernorm_forward_and_backward(config, target, tmp_path_factory):
     y, mean, rstd = cp.zeros((T, C), cp.float16), cp.zeros(T, cp.float32), cp.zeros(T, cp.float32)
     dx_, dg_, db_ = dev(x), dev(g), dev(b)
     launch("layernorm-forward", target, tmp_path_factory, T // 8, 256,
-           [dx_, dg_, db_, y, mean, rstd, np.uint32(T), np.uint32(C), np.float32(1e-5), np.float32(1 / C)],
+           [dx_, dg_, db_, y, mean, rstd, np.uint32(T), np.uint32(C), np.float32(1e-5), np.float32(1 / C),
+            *NO_PARTIALS_FORWARD],
            repeat=20)
     _, m64, r64 = ref.layernorm_forward(x, g, b, 1e-5)
     assert_close(mean.get(), m64, 4e-5, 4e-6)
@@ -164,13 +171,13 @@ def test_layernorm_forward_and_backward(config, target, tmp_path_factory):
         out, outh = dev(dres), cp.zeros((T, C), cp.float16)        # dresidual in place, as the graph runs it
         launch("layernorm-backward", target, tmp_path_factory, T // 8, 256,
                [dx_, dg_, mean, rstd, dev(dy), out, out, outh, np.uint32(T), np.uint32(C), np.float32(1 / C),
-                np.uint32(add)], repeat=0)
+                np.uint32(add), *NO_PARTIALS_BACKWARD], repeat=0)
         want, _ = ref.layernorm_backward(x, g, mean.get(), rstd.get(), dy, dres if add else None)
         assert_close(out.get(), want, 4e-4, 4e-4 * float(rstd.get().max()))
         assert np.array_equal(outh.get().view(np.uint16), out.get().astype(np.float16).view(np.uint16))
     launch("layernorm-backward", target, tmp_path_factory, T // 8, 256,
            [dx_, dg_, mean, rstd, dev(dy), out, out, outh, np.uint32(T), np.uint32(C), np.float32(1 / C),
-            np.uint32(1)], repeat=20)
+            np.uint32(1), *NO_PARTIALS_BACKWARD], repeat=20)
     dgain, dbias = cp.full(C, np.nan, cp.float32), cp.full(C, np.nan, cp.float32)
     one_batch = [np.uint32(0)] * 6 + [np.uint32(1), np.uint32(0)]      # words 7..10: strides 0, B = 1
     launch("layernorm-param-backward", target, tmp_path_factory, C // 64, 256,

@@ -28,6 +28,9 @@ LOSS_COPY_BLOCK = 32
 # copy Dh, no binary32 D, split K, column sums of B into E (a weight-gradient product's bias gradient),
 # Dh = half(gelu(v)) (the MLP's activation), v *= gelu'(U) (its input gradient, U the saved u)
 ADD_R, ADD_BIAS, WRITE_HALF, NO_D, SPLIT_K, COLUMN_SUMS, GELU, GELU_GRAD = 1, 2, 4, 8, 16, 32, 64, 128
+# partials only (with split K): the blocks store their partials in W and exit; the next launch, a
+# layer norm, adds them and runs the product's epilogue (Builder.norm_partials)
+PARTIALS = 512
 # split K (compiler/bobc/sass/generate/gemm.py split_count; tests/coppelius/test_kernels_gemm.py
 # holds the two rules together): products of fewer tiles than this, at most SPLIT_MAX splits of
 # at least SPLIT_MIN_SLICES 32-k slices
@@ -110,7 +113,10 @@ class Builder:
 
     # ---- the kernels' parameter blocks ----
     def gemm(self, form, what, A, B, M, N, K, lda, ldb, D=0, Dh=0, R=0, bias=0, flags=0, ldd=0, ldh=0,
-             batches=1, sA=0, sB=0, sD=0, sH=0, alpha=1.0, E=0, U=0):
+             batches=1, sA=0, sB=0, sD=0, sH=0, alpha=1.0, E=0, U=0, to_norm=False):
+        """One product; `to_norm`: its only next reader is a layer norm that, when the product
+        runs split, adds the partials itself (flag 512: no epilogue here, so neither R nor the bias
+        is read; Builder.norm_partials gives the norm the same words)."""
         splits = split_count(M, N, K, batches)
         if flags & COLUMN_SUMS and (splits > 1 or batches != 1 or form == "nt"):
             raise ValueError(f"{what}: column sums of B (flag {COLUMN_SUMS}) need an unsplit one-batch nn or tn "
@@ -119,6 +125,8 @@ class Builder:
             K, flags, batches = K // splits, flags | SPLIT_K, splits
             sA = K if form != "tn" else K * lda
             sB = K if form == "nt" else K * ldb
+            if to_norm:
+                flags = SPLIT_K | PARTIALS
         words = gemm_words(A, B, M, N, K, lda, ldb, D, Dh, R, bias, flags, ldd, ldh, batches, sA, sB, sD, sH, alpha,
                            E, U, self.at("gemm-partials"), self.at("gemm-tickets"))
         return Launch(f"coppelius-gemm-{form}", (N // 64, M // 64, batches), GEMM_BLOCK, words, what)
@@ -136,10 +144,21 @@ class Builder:
     def columns(self, kernel, what, columns, *words, batches=1):
         return Launch(f"coppelius-{kernel}", (-(-columns // 64), batches, 1), ROW_BLOCK, tuple(words), what)
 
-    def layer_norm(self, what, x, gain, bias, y16, mean, rstd):
+    def norm_partials(self, K, addend=0, bias=0):
+        """The words a layer norm reads a T x d product's partials by (its K; the product's R and
+        bias, forward): (W, addend, bias, (S, alpha)), or S = 0 (x or dy read plainly, the pointers
+        the norm's own first) when the product does not run split.  The splits are the product's
+        (gemm above, to_norm: flag 512); alpha is 1 for every such product."""
+        splits = split_count(self.T, self.d, K)
+        if splits == 1:
+            return None
+        return self.at("gemm-partials"), addend, bias, pair(splits, f32(1.0))
+
+    def layer_norm(self, what, x, gain, bias, y16, mean, rstd, partials=None):
         T, d = self.T, self.d
+        w, addend, product_bias, split = partials or (x, x, x, pair(0))
         return self.rows("layernorm-forward", what, T, x, gain, bias, y16, mean, rstd, pair(T, d),
-                         pair(f32(self.c.hyper.layer_norm_epsilon), f32(1.0 / d)))
+                         pair(f32(self.c.hyper.layer_norm_epsilon), f32(1.0 / d)), w, addend, product_bias, split)
 
     def attention_forward(self, what, qkv16, p16, p, o16):
         """One launch for a layer's attention (coppelius_model/attention.py: the three launches
@@ -158,27 +177,34 @@ class Builder:
             n = f"h{layer}."
             x = self.at(n + "x")
             x_next = self.at(f"h{layer + 1}.x") if layer + 1 < self.c.layers else self.at("xL")
+            # x = the layer below's x' (its product's partials), or layer 0's embedding
+            below = (self.norm_partials(f, self.at(f"h{layer - 1}.h"), self.P(f"h{layer - 1}.bfcproj"))
+                     if layer else None)
             out += [
                 self.layer_norm(n + "ln1", x, self.P(n + "ln1.g"), self.P(n + "ln1.b"), self.at(n + "a16"),
-                                self.at(n + "ln1-mean"), self.at(n + "ln1-rstd")),
+                                self.at(n + "ln1-mean"), self.at(n + "ln1-rstd"), below),
                 self.gemm("nn", n + "qkv16 = a16 Wqkv + bqkv", self.at(n + "a16"), self.Hf(n + "wqkv"), T, 3 * d, d,
                           d, 3 * d, Dh=self.at(n + "qkv16"), bias=self.P(n + "bqkv"), flags=ADD_BIAS | WRITE_HALF | NO_D,
                           ldh=3 * d),
                 self.attention_forward(n + "p = causal softmax(q k^T / sqrt(dh)), o16 = p16 v (per head)",
                                        self.at(n + "qkv16"), self.at(n + "p16"), self.at(n + "p"), self.at(n + "o16")),
                 self.gemm("nn", n + "h = o16 Wproj + bproj + x", self.at(n + "o16"), self.Hf(n + "wproj"), T, d, d, d, d,
-                          D=self.at(n + "h"), R=x, bias=self.P(n + "bproj"), flags=ADD_R | ADD_BIAS, ldd=d),
+                          D=self.at(n + "h"), R=x, bias=self.P(n + "bproj"), flags=ADD_R | ADD_BIAS, ldd=d, to_norm=True),
                 self.layer_norm(n + "ln2", self.at(n + "h"), self.P(n + "ln2.g"), self.P(n + "ln2.b"), self.at(n + "b16"),
-                                self.at(n + "ln2-mean"), self.at(n + "ln2-rstd")),
+                                self.at(n + "ln2-mean"), self.at(n + "ln2-rstd"),
+                                self.norm_partials(d, x, self.P(n + "bproj"))),
                 self.gemm("nn", n + "u = b16 Wfc + bfc, g16 = gelu(u)", self.at(n + "b16"), self.Hf(n + "wfc"), T, f,
                           d, d, f, D=self.at(n + "u"), Dh=self.at(n + "g16"), bias=self.P(n + "bfc"),
                           flags=ADD_BIAS | WRITE_HALF | GELU, ldd=f, ldh=f),
                 self.gemm("nn", n + "x' = g16 Wfcproj + bfcproj + h", self.at(n + "g16"), self.Hf(n + "wfcproj"), T, d, f,
-                          f, d, D=x_next, R=self.at(n + "h"), bias=self.P(n + "bfcproj"), flags=ADD_R | ADD_BIAS, ldd=d),
+                          f, d, D=x_next, R=self.at(n + "h"), bias=self.P(n + "bfcproj"), flags=ADD_R | ADD_BIAS, ldd=d,
+                          to_norm=True),
             ]
+        last = f"h{self.c.layers - 1}."
         out += [
             self.layer_norm("lnf", self.at("xL"), self.P("lnf.g"), self.P("lnf.b"), self.at("xf16"),
-                            self.at("lnf-mean"), self.at("lnf-rstd")),
+                            self.at("lnf-mean"), self.at("lnf-rstd"),
+                            self.norm_partials(f, self.at(last + "h"), self.P(last + "bfcproj"))),
             self.gemm("nn", "logits = xf16 Whead", self.at("xf16"), self.Hf("head"), T, V, d, d, V,
                       D=self.at("logits"), ldd=V),
             self.rows("cross-entropy", "row losses; dlogits16 = S (softmax - onehot) / T", T, self.at("logits"), targets,
@@ -188,12 +214,14 @@ class Builder:
         return out
 
     # ---- the backward ----
-    def ln_backward(self, what, x, gain, mean, rstd, dy, add, dres16):
+    def ln_backward(self, what, x, gain, mean, rstd, dy, add, dres16, partials=None):
         """dres (+)= the norm's input gradient, in place; its binary16 copy to `dres16` (the
-        norm's own resident: the weight-gradient products that read it run beside the chain)."""
+        norm's own resident: the weight-gradient products that read it run beside the chain).
+        `partials` (norm_partials): dy is the product's, added from its partials and written here."""
         T, d = self.T, self.d
+        w, _, _, split = partials or (dy, 0, 0, pair(0))
         return self.rows("layernorm-backward", what, T, x, gain, mean, rstd, dy, self.at("dres"), self.at("dres"),
-                         dres16, pair(T, d), pair(f32(1.0 / d), add))
+                         dres16, pair(T, d), pair(f32(1.0 / d), add), w, split)
 
     def ln_param_backward(self, what, x, mean, rstd, dy, gain_grad, bias_grad, batches=1, stride=0, grad_stride=0):
         """G[gain], G[bias] of `batches` layer norms in one launch: batch z's x, mean, rstd and dy
@@ -273,9 +301,9 @@ class Builder:
                 self.weight_gradient(n + "G[wfc] = b16^T du16, G[bfc]", self.at(n + "b16"), du16, d, f,
                                      self.G(n + "wfc"), self.G(n + "bfc")),
                 self.gemm("nt", n + "dln2 = du16 Wfc^T", du16, self.Hf(n + "wfc"), T, d, f, f, f,
-                          D=self.at(n + "ln2-dy"), ldd=d),
+                          D=self.at(n + "ln2-dy"), ldd=d, to_norm=True),
                 self.ln_backward(n + "ln2 backward", self.at(n + "h"), self.P(n + "ln2.g"), self.at(n + "ln2-mean"),
-                                 self.at(n + "ln2-rstd"), self.at(n + "ln2-dy"), 1, dres16),
+                                 self.at(n + "ln2-rstd"), self.at(n + "ln2-dy"), 1, dres16, self.norm_partials(f)),
                 self.weight_gradient(n + "G[wproj] = o16^T dres16, G[bproj]", self.at(n + "o16"), dres16,
                                      d, d, self.G(n + "wproj"), self.G(n + "bproj")),
                 self.gemm("nt", n + "do16 = dres16 Wproj^T", dres16, self.Hf(n + "wproj"), T, d, d, d, d,
@@ -287,9 +315,10 @@ class Builder:
                 self.weight_gradient(n + "G[wqkv] = a16^T dqkv16, G[bqkv]", self.at(n + "a16"), dqkv16,
                                      d, 3 * d, self.G(n + "wqkv"), self.G(n + "bqkv")),
                 self.gemm("nt", n + "dln1 = dqkv16 Wqkv^T", dqkv16, self.Hf(n + "wqkv"), T, d, 3 * d, 3 * d,
-                          3 * d, D=self.at(n + "ln1-dy"), ldd=d),
+                          3 * d, D=self.at(n + "ln1-dy"), ldd=d, to_norm=True),
                 self.ln_backward(n + "ln1 backward", self.at(n + "x"), self.P(n + "ln1.g"), self.at(n + "ln1-mean"),
-                                 self.at(n + "ln1-rstd"), self.at(n + "ln1-dy"), 1, self.at(n + "dres16-ln1")),
+                                 self.at(n + "ln1-rstd"), self.at(n + "ln1-dy"), 1, self.at(n + "dres16-ln1"),
+                                 self.norm_partials(3 * d)),
             ]
         # every layer's ln2, then ln1, gain and bias gradients: one launch each, a batch per layer
         # (nothing in the backward reads them before AdamW)

@@ -61,6 +61,9 @@ def _gemm(form):
         product = av.astype(np.float64) @ bv.astype(np.float64)
         if flags & 32 and form != "nt" and not flags & 16:   # column sums of B (gemm flag 32): the bias gradient
             memory.array(launch.word(15), "<f4", n)[...] = bv[0].astype(np.float64).sum(axis=0)
+        if flags & 16 and flags & PARTIALS:     # partials only: the next launch, a layer norm, adds them
+            store_partials(memory, launch.word(13), product.sum(axis=0))
+            return
         if flags & 16:          # split K (CGEMM.md, s4): batch z is split z; W the partials, D the whole
             memory.array(launch.word(13), "<f4", batches * m * n)[...] = product.astype(np.float32).ravel()
             product, batches = product.sum(axis=0, keepdims=True), 1
@@ -86,6 +89,23 @@ def _rows(memory, address, dtype, rows, cols):
     return memory.array(address, dtype, rows * cols).reshape(rows, cols)
 
 
+# Partials only (gemm flag 512; graph.py PARTIALS): the device's blocks leave their binary32 partials in
+# W and the layer norm after the product adds them.  These kernels sum in binary64 and round once
+# (model.py), which binary32 partials cannot reproduce, so the reference's product keeps its binary64
+# sum P in W's first 8 M N bytes (W has 4 S M N, S >= 2) and the norm reads it back: a layout private
+# to the reference kernels, which never modelled W's bytes; x and dy come out as the product's D did.
+PARTIALS = 512
+
+
+def store_partials(memory, address, product):
+    memory.array(address, "<f8", product.size)[...] = product.ravel()
+
+
+def product_of_partials(memory, address, rows, cols):
+    """The binary64 product a partials-only launch left at `address` (store_partials)."""
+    return memory.array(address, "<f8", rows * cols).reshape(rows, cols)
+
+
 def embedding_forward(memory, launch):
     t, c = _pair(launch, 5)
     tokens = memory.array(launch.word(0), "<u4", t).astype(np.int64)
@@ -99,6 +119,11 @@ def embedding_forward(memory, launch):
 def layernorm_forward(memory, launch):
     r, c = _pair(launch, 6)
     eps, _ = _pair_f32(launch, 7)
+    if launch.u32(8 * 11):      # x = the split product's alpha P + bias + R, written as its D (graph.norm_partials)
+        v = (launch.f32(8 * 11 + 4) * product_of_partials(memory, launch.word(8), r, c)
+             + memory.array(launch.word(10), "<f4", c).astype(np.float64)
+             + _rows(memory, launch.word(9), "<f4", r, c).astype(np.float64))
+        _rows(memory, launch.word(0), "<f4", r, c)[...] = v.astype(np.float32)
     x = _rows(memory, launch.word(0), "<f4", r, c).astype(np.float64)
     gain = memory.array(launch.word(1), "<f4", c).astype(np.float64)
     bias = memory.array(launch.word(2), "<f4", c).astype(np.float64)
@@ -122,6 +147,9 @@ def layernorm_backward(memory, launch):
     _, add = launch.f32(8 * 9), launch.u32(8 * 9 + 4)
     xhat, rstd = _xhat(memory, launch.word(0), launch.word(2), launch.word(3), r, c)
     gain = memory.array(launch.word(1), "<f4", c).astype(np.float64)
+    if launch.u32(8 * 11):      # dy = the split product's alpha P, written as its D (graph.norm_partials)
+        v = launch.f32(8 * 11 + 4) * product_of_partials(memory, launch.word(10), r, c)
+        _rows(memory, launch.word(4), "<f4", r, c)[...] = v.astype(np.float32)
     dy = _rows(memory, launch.word(4), "<f4", r, c).astype(np.float64)
     dxhat = dy * (1.0 + gain)
     dx = rstd[:, None] * (dxhat - dxhat.mean(axis=1, keepdims=True)

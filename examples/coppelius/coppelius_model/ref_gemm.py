@@ -18,6 +18,13 @@ workspace W[z M N + m N + n], and P is the whole product over the S splits' k, s
 binary64 and rounded once like any other (the device adds the binary32 partials in split
 order: within the same tolerance); the ticket counters are left as they were (zero).
 
+With flags 16 and 512 (partials only) the launch stores its partials and nothing else, and the
+next launch, a layer norm, adds them and runs the epilogue (ref_ops's layer norms with S > 0).
+P, summed in binary64 as above, cannot be rebuilt from binary32 partials, so this reference keeps
+P itself in W's first 8 M N bytes (W has 4 S M N, S >= 2; store_partials, product_of_partials):
+a layout private to these reference kernels, so that the norm's x or dy is the D this launch
+would have written (epilogue()).
+
 With flag 32 (nn and tn; not with flag 16; batch 0's B, the launch has one batch)
 E[n] = sum_k B[k, n] in binary32, associated exactly as the kernel (and the model's
 column-sum kernel coppelius-bias-backward) adds: four row groups k = g mod 4, each summed
@@ -48,6 +55,7 @@ import numpy as np
 
 FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D, FLAG_SPLIT, FLAG_COLUMN_SUMS = 1, 2, 4, 8, 16, 32
 FLAG_GELU, FLAG_GELU_GRAD = 64, 128
+FLAG_PARTIALS = 512
 LAYOUTS = {"nn": (False, False), "nt": (False, True), "tn": (True, False)}   # (A transposed, B transposed)
 
 
@@ -154,6 +162,9 @@ def gemm(layout: str, p: dict, read, write) -> None:
         exact.append((a.T if a_t else a) @ (b.T if b_t else b))
     if flags & FLAG_COLUMN_SUMS and not flags & FLAG_SPLIT and not b_t:
         write(p["E"], column_sums(_strided(b_flat, 0, b_rows, b_cols, p["ldb"])))
+    if flags & FLAG_SPLIT and flags & FLAG_PARTIALS:
+        write(p["W"], sum(exact[1:], exact[0]).astype(np.float64))
+        return
     if flags & FLAG_SPLIT:
         write(p["W"], np.stack([partial.astype(np.float32) for partial in exact]))
         exact, z = [sum(exact[1:], exact[0])], 1
@@ -184,6 +195,22 @@ def gemm(layout: str, p: dict, read, write) -> None:
             _strided(h_flat, batch * p["sH"], m, n, p["ldh"])[:] = (gelu_forward(v) if flags & FLAG_GELU
                                                                      else v.astype(np.float16))
         write(p["Dh"], h_flat)
+
+
+def product_of_partials(read, address: int, rows: int, cols: int) -> np.ndarray:
+    """The binary64 product a partials-only launch (flag 512) left in W (module docstring)."""
+    return read(address, "<f8", rows * cols).reshape(rows, cols)
+
+
+def epilogue(product: np.ndarray, alpha, bias=None, addend=None) -> np.ndarray:
+    """v = f32(alpha f32(P)) (+ bias, + addend, each rounded to binary32): gemm()'s steps, for a
+    layer norm that finishes a partials-only product."""
+    v = (np.float32(alpha) * product.astype(np.float32)).astype(np.float32)
+    if bias is not None:
+        v = (v + bias[None, :]).astype(np.float32)
+    if addend is not None:
+        v = (v + addend).astype(np.float32)
+    return v
 
 
 def error_bound(magnitude: np.ndarray, k: int, value: np.ndarray) -> np.ndarray:

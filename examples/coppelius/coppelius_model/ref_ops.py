@@ -235,8 +235,22 @@ def _embedding_backward(memory, launch):
     _f(memory, launch.word(3), T * C)[:] = dp.ravel()
 
 
+def _finish_product(memory, launch, R, C, word, at, forward):
+    """A layer norm after a partials-only product (gemm flag 512; S, alpha in word `at`): the
+    product's D, as ref_gemm would have written it, to word `word`."""
+    if not _u32(launch, 8 * at):
+        return
+    read = lambda address, dtype, count: memory.array(address, dtype, count)
+    product = ref_gemm.product_of_partials(read, launch.word(at - 3 if forward else at - 1), R, C)
+    v = (ref_gemm.epilogue(product, _f32(launch, 8 * at + 4), _f(memory, launch.word(10), C),
+                           _f(memory, launch.word(9), R * C).reshape(R, C)) if forward
+         else ref_gemm.epilogue(product, _f32(launch, 8 * at + 4)))
+    _f(memory, launch.word(word), R * C)[:] = v.ravel()
+
+
 def _layernorm_forward(memory, launch):
     R, C = _u32(launch, 48), _u32(launch, 52)
+    _finish_product(memory, launch, R, C, 0, 11, forward=True)
     y, mean, rstd = layernorm_forward(_f(memory, launch.word(0), R * C).reshape(R, C),
                                       _f(memory, launch.word(1), C), _f(memory, launch.word(2), C),
                                       _f32(launch, 56))
@@ -248,6 +262,7 @@ def _layernorm_forward(memory, launch):
 def _layernorm_backward(memory, launch):
     R, C = _u32(launch, 64), _u32(launch, 68)
     add = _u32(launch, 76)
+    _finish_product(memory, launch, R, C, 4, 11, forward=False)
     dresidual = _f(memory, launch.word(5), R * C).reshape(R, C).copy() if add else None
     dx, dxh = layernorm_backward(_f(memory, launch.word(0), R * C).reshape(R, C), _f(memory, launch.word(1), C),
                                  _f(memory, launch.word(2), R), _f(memory, launch.word(3), R),

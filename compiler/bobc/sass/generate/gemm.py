@@ -40,6 +40,13 @@ measurement.)
 On the H200 a long-K product of few tiles took little more than half its unsplit time in 4 splits
 (split_count has the sweep's rule; the measurements are in bench/results).
 
+Partials only (flag 512, with flag 16): every block stores its partial in W[z] as above and exits:
+no release, no ticket, no sum, no epilogue (D, Dh, R, bias and U are not touched; the tickets stay
+zero).  For a plan whose next launch reads the S partials itself and adds them as the last block
+would (+0 + W[0] + .. + W[S-1], then alpha, bias, R as the epilogue below): the sum's arithmetic
+is _split_sum's and _epilogue's, so such a reader that repeats those instructions leaves D's bits
+as this kernel would.  Refused without flag 16 and with 32 or 256 by pack_parameters.
+
 Column sums of B (flag 32; nn and tn, whose B is stored K x N): the launch also writes
 E[n] = sum_k B[k, n] in binary32 -- a linear layer's bias gradient, from the same binary16
 output gradient its weight-gradient product reads, without a launch of its own.  The
@@ -220,7 +227,8 @@ PARAMETERS = (
     (0x30, "M", "u32 rows of D"), (0x34, "N", "u32 columns of D"),
     (0x38, "K", "u32 the summed dimension (with flag 16: of one split)"),
     (0x3c, "flags", "u32: 1 add R, 2 add bias, 4 write Dh, 8 no D, 16 split K (batches = the splits), "
-                    "32 column sums of B into E (nn, tn), 64 Dh = half(gelu(v)), 128 v *= gelu'(U)"),
+                    "32 column sums of B into E (nn, tn), 64 Dh = half(gelu(v)), 128 v *= gelu'(U), "
+                    "256 the Adam step (tn), 512 partials only (with 16: W[z] stored, nothing else)"),
     (0x40, "lda", "u32 row stride of A (elements)"), (0x44, "ldb", "u32 row stride of B (elements)"),
     (0x48, "ldd", "u32 row stride of D and R (elements)"), (0x4c, "ldh", "u32 row stride of Dh (elements)"),
     (0x50, "sA", "u32 batch stride of A (elements)"), (0x54, "sB", "u32 batch stride of B (elements)"),
@@ -241,7 +249,7 @@ ADAM_STEP_PARAMETERS = (
 ADAM_STEP_RECORD = ("alpha_t", "epsilon_t", "decay", "beta1", "one_minus_beta1", "beta2", "one_minus_beta2", "overflow")
 OFFSET = {name: offset for offset, name, _ in PARAMETERS + ADAM_STEP_PARAMETERS}
 FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D, FLAG_SPLIT, FLAG_COLUMN_SUMS = 1, 2, 4, 8, 16, 32
-FLAG_GELU, FLAG_GELU_GRAD, FLAG_ADAM_STEP = 64, 128, 256
+FLAG_GELU, FLAG_GELU_GRAD, FLAG_ADAM_STEP, FLAG_PARTIALS = 64, 128, 256, 512
 PARAMETER_BYTES = 0x88
 ADAM_STEP_PARAMETER_BYTES = 0xa0
 
@@ -428,6 +436,10 @@ def pack_parameters(A: int, B: int, D: int, M: int, N: int, K: int, lda: int, ld
             raise ValueError(f"flag {FLAG_ADAM_STEP} takes the product (alpha P) as the gradient of the master weights "
                              f"at D and writes D, R, U (the weights and their moments) and with flag 4 Dh: it "
                              f"refuses {', '.join(clash)}")
+    if flags & FLAG_PARTIALS and (not flags & FLAG_SPLIT or flags & (FLAG_COLUMN_SUMS | FLAG_ADAM_STEP)):
+        raise ValueError(f"partials only (flag {FLAG_PARTIALS}) stores a split's partial in W and nothing else: it "
+                         f"needs split K (flag {FLAG_SPLIT}) and refuses column sums (flag {FLAG_COLUMN_SUMS}) and "
+                         f"the Adam step (flag {FLAG_ADAM_STEP}); flags = {flags}")
     if flags & FLAG_SPLIT and batches < 2:
         raise ValueError(f"a split launch (flag {FLAG_SPLIT}) has batches = its splits >= 2, not {batches}")
     if flags & FLAG_COLUMN_SUMS and (flags & FLAG_SPLIT or batches != 1):
@@ -1252,6 +1264,8 @@ def _split(out: _Text, tiling_: Tiling, per_round: int, label: str = "split", cl
     for values, column, row in _group_rows(tiling_):     # row: the group's 8 rows, from the lane's first
         for nt in range(len(values) // 2):
             out(f"STG.E.64 [R{PARTIAL + 2 * row}.64+{32 * nt + 4 * column:#x}], R{values[2 * nt]}")
+    _flag_test(out, T0, "P0", FLAG_PARTIALS, "partials only: the next launch adds them")
+    out("@P0 EXIT")
     _ordered(out, RELEASE_GPU, "release: the partial is visible GPU-wide before the ticket is drawn")
     out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread's partial stored (and the ring is no longer read)")
     out(f"MOV R{T0}, {_p('N')}")
@@ -1398,13 +1412,15 @@ def _contract(variant: Variant, tiling_: Tiling) -> list[str]:
         "lda apart)",
         f"//@ param 1 pointer read {b_bytes} {each} 2*{SB} B (binary16 {'N x K' if variant.b_along_k else 'K x N'}, "
         "ldb apart)",
-        f"//@ param 2 pointer write {d_bytes} {each} 4*{SD} unless {FLAGS}&{FLAG_NO_D} D (binary32 M x N, ldd apart)",
+        f"//@ param 2 pointer write {d_bytes} {each} 4*{SD} unless {FLAGS}&{FLAG_NO_D | FLAG_PARTIALS:#x} D (binary32 "
+        "M x N, ldd apart)",
         f"//@ param 3 pointer write {h_bytes} {each} 2*{SH} when {FLAGS}&{FLAG_HALF} Dh (binary16 M x N, ldh apart)",
         f"//@ param 4 pointer read {d_bytes} {each} 4*{SD} when {FLAGS}&{FLAG_ADD_R} R (binary32 addend, D's strides)",
         f"//@ param 5 pointer read 4*{N} when {FLAGS}&{FLAG_BIAS} bias (binary32 [N])",
         "//@ param 6 scalar M, N (u32)",
         "//@ param 7 scalar K, flags (u32; flags 1 add R, 2 add bias, 4 write Dh, 8 no D, 16 split K, "
-        "32 column sums of B, 64 Dh = half(gelu(v)), 128 v *= gelu'(U), 256 the Adam step over D)",
+        "32 column sums of B, 64 Dh = half(gelu(v)), 128 v *= gelu'(U), 256 the Adam step over D, 512 partials "
+        "only)",
         "//@ param 8 scalar lda, ldb (u32 elements)",
         "//@ param 9 scalar ldd (D and R), ldh (Dh) (u32 elements)",
         "//@ param 10 scalar sA, sB (u32 batch strides, elements)",
@@ -1422,7 +1438,8 @@ def _contract(variant: Variant, tiling_: Tiling) -> list[str]:
     if not variant.adam_step:
         return lines
     # the weight-gradient layout: with flag 256 D, R and U are the weights and their moments, read and written
-    lines[2] = (f"//@ param 2 pointer read-write {d_bytes} {each} 4*{SD} unless {FLAGS}&{FLAG_NO_D} D (binary32 M x N, "
+    lines[2] = (f"//@ param 2 pointer read-write {d_bytes} {each} 4*{SD} unless {FLAGS}&{FLAG_NO_D | FLAG_PARTIALS:#x} "
+                f"D (binary32 M x N, "
                 f"ldd apart; with flag {FLAG_ADAM_STEP} the master weights, read and written)")
     lines[4] = (f"//@ param 4 pointer read-write {d_bytes} {each} 4*{SD} when {FLAGS}&{FLAG_ADD_R | FLAG_ADAM_STEP} R "
                 f"(binary32 addend, D's strides; with flag {FLAG_ADAM_STEP} the first moments, read and written)")
@@ -1462,7 +1479,8 @@ def generate(variant: Variant, prefix: str, tile_m: int = TILE_M, warps: int | N
         "//   Dh = half(v) with flag 4.  A, B binary16; products accumulated in binary32 (HMMA.16816.F32).",
         "//   Batch z = blockIdx.z moves A, B, D/R, Dh by sA, sB, sD, sH elements.  Flag 16 (split K):",
         "//   z is the split (A, B moved by sA, sB), the partial goes to W[z] and the tile's last split",
-        "//   (its ticket) adds W[0] + .. + W[batches - 1] in that order before the epilogue.",
+        "//   (its ticket) adds W[0] + .. + W[batches - 1] in that order before the epilogue; with flag",
+        "//   512 (partials only) every block exits once its partial is stored.",
         *(["//   Flag 32 (not with 16; batch 0): E[n] = sum_k B[k,n] in binary32, by the first row tile from",
            "//   its B slices in shared memory: per column four row groups k = g mod 4, each from +0 in",
            "//   increasing k, then (s0 + s1) + (s2 + s3)."] if variant.column_sums else
