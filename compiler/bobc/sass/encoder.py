@@ -29,6 +29,10 @@ SPECIAL_REGISTERS = {
     # ptxas's words for %warpid, %smid and %globaltimer (probe s28 asm, mem_ops.ptx, both targets:
     # S2R R3, SR_VIRTID = 0x...0300...037919; S2R R4, SR_VIRTUALSMID: 0x43; CS2R R8, SR_GLOBALTIMERLO: 0x52)
     "SR_VIRTID": 0x03, "SR_VIRTUALSMID": 0x43, "SR_GLOBALTIMERLO": 0x52,
+    # ptxas's words for %globaltimer_hi (CS2R.32 R18, SR_GLOBALTIMERHI: 0x53), %dynamic_smem_size / %total_smem_size
+    # (S2R R23, SR_SMEMSZ / S2UR UR6, SR_SMEMSZ: 0x32) and sm_90's %nwarpid (S2R R18, SR_VIRTCFG: 0x02), both
+    # targets where ptxas writes them (tools/ptx_corpus/user_forms_s45.ptx, timers_and_sleep)
+    "SR_GLOBALTIMERHI": 0x53, "SR_SMEMSZ": 0x32, "SR_VIRTCFG": 0x02,
 }
 
 
