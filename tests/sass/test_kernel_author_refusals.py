@@ -94,12 +94,12 @@ def test_a_misspelt_modifier_gets_a_did_you_mean(tmp_path, capsys):
 @TARGETS
 @pytest.mark.parametrize("line,key", [
     ("    HMMA.16816.F32.BF16 R0, R4, R8, R0", "HMMA.16816.F32.BF16 R,R,R,R"),
-    # ptxas's cvt.rm.bf16.f64 (sm_90; probe s44 asmsim44: no corpus kernel has made ptxas emit it yet.
-    # MUFU.TANH.BF16, this case until session 44, is learned from tools/ptx_corpus/sm90_sim_forms_s44.ptx;
-    # MUFU.EX2.F16 before it from wide_cover_forms.ptx, HADD2.BF16_V2 from sm90_bf16_forms.ptx,
-    # HFMA2.BF16_V2 from math_forms2.ptx, and F2FP.BF16.PACK_AB from param_shapes.ptx)
-    ("    F2F.BF16.F64.RM R0, R2", "F2F.BF16.F64.RM R,R"),
-    ("    LDG.E.EL R0, [R2.64]", "LDG.E.EL R,[MR.64]"),
+    # ptxas's ld.global.L1::evict_last.v4.u32 (both targets; probe s45 asmgaps4: no corpus kernel has made ptxas
+    # emit it yet).  F2F.BF16.F64.RM (sm_90's cvt.rm.bf16.f64), this case until session 45, and LDG.E.EL (32-bit)
+    # are learned from tools/ptx_corpus/sm90_user_forms_s45.ptx / user_forms_s45.ptx; MUFU.TANH.BF16 before them
+    # from sm90_sim_forms_s44.ptx, MUFU.EX2.F16 from wide_cover_forms.ptx, HADD2.BF16_V2 from sm90_bf16_forms.ptx,
+    # HFMA2.BF16_V2 from math_forms2.ptx, and F2FP.BF16.PACK_AB from param_shapes.ptx
+    ("    LDG.E.EL.128 R0, [R2.64]", "LDG.E.EL.128 R,[MR.64]"),
     ("    LDG.E.LTC128B R0, [R2.64]", "LDG.E.LTC128B R,[MR.64]"),
 ])
 def test_a_ptxas_modifier_the_tables_lack_gets_the_corpus_hint_not_a_did_you_mean(tmp_path, capsys, arch, line, key):

@@ -136,12 +136,12 @@ KNOWN_BELOW = {
     ("sm_90", "FSET", "memory", "R"): (11, 3),
     # (sm_90 HFMA2.MMA -> memory (R), once (22, 5): math_forms2.ptx has HFMA2.MMA.RELU -> STG at 11 or fewer, bobc's)
     ("sm_86", "ISETP", "WARPSYNC", "P"): (45, 1),
-    ("sm_86", "ISETP", "conversion", "P"): (25, 1),
+    # (sm_86 ISETP -> conversion (P), (25, 1) until user_forms_s45.ptx: a placement there at bobc's distance or fewer)
     # (sm_90 ISETP -> VOTE (P), once 14: memory_forms.ptx has ISETP.NE.U32.AND P2 -> VOTE.ALL P2, P2 at 13, bobc's)
     ("sm_90", "ISETP", "uniform", "P"): (49, 1),
-    ("sm_86", "SEL", "fp64", "R"): (16, 3),          # bobc 6 (MOV -> DADD: 6)
-    ("sm_90", "SEL", "fp64", "R"): (12, 3),
-    ("sm_90", "IADD3", "conversion", "R"): (10, 1),  # bobc 4: IADD3 -> R2UR
+    ("sm_86", "SEL", "fp64", "R"): (16, 5),          # bobc 6 (MOV -> DADD: 6); (16, 3) until user_forms_s45.ptx
+    ("sm_90", "SEL", "fp64", "R"): (12, 5),
+    ("sm_90", "IADD3", "conversion", "R"): (6, 4),   # bobc 4: IADD3 -> R2UR ((10, 1) until user_forms_s45.ptx)
     ("sm_86", "SHF", "conversion", "R"): (19, 1),
     ("sm_90", "SHF", "conversion", "R"): (13, 1),
     ("sm_86", "UMOV", "conversion", "UR"): (7, 1),
@@ -150,7 +150,7 @@ KNOWN_BELOW = {
     # subword_params.ptx: the IMAD also waits for S2R SR_TID.X (slack); sm_90's ULOP3 -> IMAD is 6
     ("sm_86", "ULOP3", "fma", "UR"): (17, 2),          # bobc 7
     ("sm_90", "USHF", "fma", "UR"): (15, 3),
-    ("sm_90", "MOV", "RET", "R"): (5, 1),            # bobc 4
+    # (sm_90 MOV -> RET (R), (5, 1) until user_forms_s45.ptx: a placement there at bobc's distance or fewer)
     ("sm_90", "P2R", "alu", "R"): (128, 1),
     # UFLO (fixed-latency since session 36): one placement each, beside an atomic's scoreboard waits;
     # in a chain ptxas issues UFLO.U32 UR4, UR4 -> IADD3 R5, R5, UR4, R0 6 cycles on (bobc 6:
@@ -185,7 +185,7 @@ KNOWN_BELOW = {
     # (sm_90 FMNMX -> memory (R), (11, 2) until address_forms.ptx: its FMNMX R15, RZ, R8, !PT -> STG.E at 5, bobc's)
     # a carry-out IMAD.WIDE.U32 read by IADD3.X 9 cycles on in wide_products (slack: ptxas's tight chains
     # read it 5 on, tests/sass/test_latency_probes.py test_carry_out_of_a_wide_multiply_as_ptxas)
-    ("sm_86", "IMAD.WIDE", "alu", "P"): (9, 1),
+    ("sm_86", "IMAD.WIDE", "alu", "P"): (9, 6),      # (9, 1) until user_forms_s45.ptx
     # (sm_90 SEL -> memory (R), (13, 5): memory_forms.ptx / sign_forms.ptx have SEL -> STG at 5, bobc's)
     ("sm_90", "IABS", "memory", "R"): (11, 1),       # bobc 7
     # int_forms.ptx / sm90_int_forms.ptx (session 37, sassforms4): results gathered into two STG.E.128 (slack)
@@ -196,23 +196,43 @@ KNOWN_BELOW = {
     # wide_cover_forms.ptx (session 43, probe asmcover2): one theme a kernel, every result stored at the kernel's
     # end, so each store (or a reader issued after unrelated work) waits for the last of many (slack, not a latency):
     # the clock / vote reads are issued first and stored last, the others are one or few placements
-    ("sm_86", "CS2R", "memory", "R"): (105, 5),      # bobc 7: CS2R R2, SR_CLOCKLO -> STG.E.64 (clock64)
-    ("sm_90", "CS2R", "memory", "R"): (77, 5),
-    ("sm_86", "VOTE", "memory", "R"): (159, 2),      # bobc 7: VOTE.ANY R23, PT, PT (activemask) -> STG.E
-    ("sm_90", "VOTE", "memory", "R"): (114, 2),
+    ("sm_86", "CS2R", "memory", "R"): (47, 11),      # bobc 7: CS2R R2, SR_CLOCKLO -> STG.E.64 (clock64)
+    ("sm_90", "CS2R", "memory", "R"): (43, 11),     # ((105, 5) / (77, 5) until user_forms_s45.ptx)
+    # (sm_86 VOTE -> memory (R), (159, 2) until user_forms_s45.ptx: a placement there at bobc's distance or fewer)
+    # (sm_90 VOTE -> memory (R), (114, 2) until user_forms_s45.ptx: a placement there at bobc's distance or fewer)
     # (sm_86 HADD2 / HMUL2 -> memory (R), once (13, 5) / (19, 1): sim_forms_s44.ptx has HADD2.FTZ / HADD2.SAT /
     #  HMUL2.FTZ -> STG.E at 5, below bobc's 7)
-    ("sm_86", "IMNMX", "memory", "R"): (11, 6),      # bobc 5
-    ("sm_90", "DMUL", "memory", "R"): (25, 2),       # bobc 9: DMUL.RZ -> STG.E.64
-    ("sm_86", "SEL", "conversion", "R"): (13, 1),    # bobc 6: SEL R3, R4, R5, !P1 -> FLO.U32 R3, R3 (clz.b64)
-    ("sm_90", "SEL", "conversion", "R"): (13, 1),
-    ("sm_86", "IABS", "conversion", "R"): (7, 1),    # bobc 6: IABS R7, R13 -> I2F.RP R6, R7 (div.s32's reciprocal)
+    # (sm_86 IMNMX -> memory (R), (11, 6) until user_forms_s45.ptx: a placement there at bobc's distance or fewer)
+    # (sm_90 DMUL -> memory (R), (25, 2) until user_forms_s45.ptx: a placement there at bobc's distance or fewer)
+    # (sm_86 SEL -> conversion (R), (13, 1) until user_forms_s45.ptx: a placement there at bobc's distance or fewer)
+    # (sm_90 SEL -> conversion (R), (13, 1) until user_forms_s45.ptx: a placement there at bobc's distance or fewer)
+    # (sm_86 IABS -> conversion (R), (7, 1) until user_forms_s45.ptx: a placement there at bobc's distance or fewer)
     # rcp.rn.f64's slow path on sm_86 (mufu_forms): IADD3 R21, R5, -0x100000, RZ -> DFMA at 8, behind the DFMA
     # chain it waits on (sm_86's FP64 unit issues a DFMA every few cycles: throughput, not the IADD3's latency)
-    ("sm_86", "IADD3", "fp64", "R"): (8, 3),         # bobc 6
+    # (sm_86 IADD3 -> fp64 (R), (8, 3) until user_forms_s45.ptx: a placement there at bobc's distance or fewer)
     # candidates for a look (fixed-latency FP64 on sm_90, SchedulingFacts.fixed_latency): not changed here
     ("sm_90", "DADD", "conversion", "R"): (15, 2),   # bobc 10: DADD R4, R4, UR4 -> F2F.F32.F64 R3, R4
     ("sm_90", "ULDC", "fp64", "UR"): (9, 3),         # bobc 8: ULDC.64 -> DADD R4, R4, UR4
+    # user_forms_s45.ptx (session 45, probe s45 asmgaps4): one theme a kernel, results stored at its end (slack for
+    # the stores); the predicate kinds are candidates for a look (not changed here: a latency edit changes shipped
+    # images): ptxas reads IMAD.HI.U32's carry-out (div / rem .s64's call-free sequence) in IADD3.X / IMAD.X 9 / 8
+    # cycles on, never fewer, over 12 placements, as it reads IMAD.WIDE.U32's (above) -- bobc 6 / 5
+    ("sm_86", "IMAD", "alu", "P"): (9, 12),          # bobc 6: IMAD.HI.U32 R12, P1, ... -> IADD3.X ..., P2, P1
+    ("sm_90", "IMAD", "alu", "P"): (9, 12),
+    ("sm_86", "IMAD", "fma", "P"): (8, 1),           # bobc 5: IMAD.HI.U32 R8, P0, ... -> IMAD.X ..., P0
+    ("sm_90", "IMAD", "fma", "P"): (8, 1),
+    # rcp / div .r{z,m,p}.f64's slow path: ISETP.NE.AND.EX P0 -> DSETP.NE.OR P0, PT, R8, R4, P0 (an FP64 reader of
+    # a predicate) and FSETP.GEU.AND P1 -> @!P1 DMUL (a guard), both behind FP64 work (slack or an FP64 issue rule)
+    ("sm_86", "ISETP", "fp64", "P"): (13, 5),        # bobc 6
+    ("sm_90", "ISETP", "fp64", "P"): (13, 5),        # bobc 5
+    ("sm_86", "FSETP", "fp64", "P"): (17, 3),        # bobc 13
+    # bfi.b32 (bitfields): one placement, BMSK -> LOP3.LUT 0xe2, the LOP3 also waiting on loads (slack)
+    ("sm_86", "BMSK", "alu", "R"): (10, 1),          # bobc 6
+    ("sm_90", "BMSK", "alu", "R"): (18, 1),          # bobc 6
+    # clock64 read then subtracted (timers_and_sleep): CS2R R6, SR_CLOCKLO -> IADD3 / IMAD.X of the difference,
+    # issued after a NANOSLEEP and the other special-register reads (slack)
+    ("sm_86", "CS2R", "alu", "R"): (8, 4),           # bobc 6
+    ("sm_90", "CS2R", "fma", "R"): (11, 2),          # bobc 7
 }
 
 

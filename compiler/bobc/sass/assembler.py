@@ -593,7 +593,7 @@ def _edit_distance(a: str, b: str) -> int:
 NVIDIA_OPCODES_NOT_ENCODED = {
     "ATOM", "ST", "I2IP", "HSET2", "IMMA",
     "BMMA", "DMMA", "QSPC", "ARRIVES", "PMTRIG",
-    "BREAK", "BMOV", "UPOPC", "STSM", "STAS", "REDAS", "UP2UR", "UR2UP", "UBLKCP",
+    "BMOV", "UPOPC", "STSM", "STAS", "REDAS", "UP2UR", "UR2UP", "UBLKCP",
     "UBLKPF", "UBLKRED", "UTMAPF", "UTMAREDG", "QGMMA", "IGMMA", "TEX", "TLD", "TLD4", "TXQ", "SULD",
     "SUST", "SUATOM", "SURED", "BRX", "JMX", "JMP", "KILL", "LEPC", "UBREV", "UPRMT", "USGXT", "UBMSK",
 }

@@ -29,6 +29,10 @@ SPECIAL_REGISTERS = {
     # ptxas's words for %warpid, %smid and %globaltimer (probe s28 asm, mem_ops.ptx, both targets:
     # S2R R3, SR_VIRTID = 0x...0300...037919; S2R R4, SR_VIRTUALSMID: 0x43; CS2R R8, SR_GLOBALTIMERLO: 0x52)
     "SR_VIRTID": 0x03, "SR_VIRTUALSMID": 0x43, "SR_GLOBALTIMERLO": 0x52,
+    # ptxas's words for %globaltimer_hi (CS2R.32 R18, SR_GLOBALTIMERHI: 0x53), %dynamic_smem_size / %total_smem_size
+    # (S2R R23, SR_SMEMSZ / S2UR UR6, SR_SMEMSZ: 0x32) and sm_90's %nwarpid (S2R R18, SR_VIRTCFG: 0x02), both
+    # targets where ptxas writes them (tools/ptx_corpus/user_forms_s45.ptx, timers_and_sleep)
+    "SR_GLOBALTIMERHI": 0x53, "SR_SMEMSZ": 0x32, "SR_VIRTCFG": 0x02,
 }
 
 
@@ -227,12 +231,14 @@ def _conversion_types(op: str, mods: list[str]) -> tuple[str, str]:
     """(destination, source) types of F2F / I2F / F2I as nvdisasm names them: it prints only the
     types that are not the default (32 bits: F32 for a float, S32 for an integer), and a type's
     letter says which side it is on -- I2F.F64 (s32 -> f64) names its destination, I2F.U64
-    (u64 -> f32) its source, F2I.S64.F64 both; F2F names both, destination first."""
-    types = [m for m in mods if m[:1] in "FSU" and m[1:].isdigit()]
+    (u64 -> f32) its source, F2I.S64.F64 both; F2F names both, destination first.  BF16 is a float type
+    too: sm_90's F2F.BF16.F64 R7, R6 (cvt.rn.bf16.f64) writes R7 alone and F2F.F64.BF16 R6, R6 reads R6 alone
+    (nvdisasm -plr; tools/ptx_corpus/sm90_user_forms_s45.ptx), not pairs."""
+    types = [m for m in mods if m[:1] in "FSU" and m[1:].isdigit() or m == "BF16"]
     if op == "F2F":
         return (types[0], types[-1]) if types else ("F32", "F32")
-    floats = [t for t in types if t[0] == "F"]
-    integers = [t for t in types if t[0] != "F"]
+    floats = [t for t in types if t[0] in "FB"]
+    integers = [t for t in types if t[0] not in "FB"]
     if op == "I2F":
         return (floats[0] if floats else "F32"), (integers[0] if integers else "S32")
     return (integers[0] if integers else "S32"), (floats[0] if floats else "F32")   # F2I

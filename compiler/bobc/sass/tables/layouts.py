@@ -174,6 +174,9 @@ LAYOUTS: dict[str, list[str]] = {
     "NANOSLEEP": ["Sb"],                # nanosleep.u32 (wide_cover_forms.ptx): NANOSLEEP 0x64, the count at 32
     "BSSY": ["Bar Target34"],
     "BSYNC": ["Bar"],
+    # BREAK Bn: leave convergence barrier n (ptxas's slow paths of div.r{n,z,m,p}.f32, rcp / sqrt .r{z,m,p}.f64
+    # and div.rn.f64 loops, tools/ptx_corpus/user_forms_s45.ptx): BSYNC's slot, the barrier at 16, opcode 0x942
+    "BREAK": ["Bar"],
     "CALL": ["Target"],
     "RET": ["Ra Target"],
     # binary64: registers are pairs; DADD's second source sits in the C field
@@ -294,6 +297,10 @@ OPERAND_MODIFIERS = {
     "IADD3": {"A": ("neg",), "B": ("neg",), "C": ("neg",)},
     "UIADD3": {"A": ("neg",), "B": ("neg",), "C": ("neg",)},   # ptxas: UIADD3 UR4, -UR5, 0x100000, URZ
     "IMAD": {"C": ("neg",)},
+    # ptxas's div.r{n,z,m,p}.f64 on sm_90: VIADDMNMX R9, R10, -R9, 0xb9600000, !PT (B's register lands in the C field,
+    # the immediate at 32) sets bit 75, IADD3's C negate (user_forms_s45.ptx); a register B at 32 takes bit 63, which
+    # nvdisasm prints as -R9.  Not C: bit 75 under a written C register prints nothing (nvdisasm), so '-' is refused there
+    "VIADDMNMX": {"B": ("neg",)},
     "LEA": {"B": ("neg",),         # ptxas: LEA.HI R9, R6, -R13, RZ, 0x10 sets bit 63 (int_forms.ptx)
             # ptxas: LEA R12, P0, -R7, R2, 0x2 (sub.s64 of y - (x << 2)) sets bit 72, REG_A's negate
             # (probe s38 sassforms5; tests/sass/test_sim_probe_s38_sassforms5.py)
