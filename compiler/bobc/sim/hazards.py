@@ -144,7 +144,12 @@ def effects(ins: Instruction) -> Effects:
     if op == "RET" and ops and ops[0].kind == "reg":
         src(ops[0], width=2)        # RET.REL.NODEC Ra: the return address, the pair Ra+1:Ra
         return e
-    if op in ("BRA", "EXIT", "BAR", "BSSY", "BSYNC", "WARPSYNC", "NOP", "DEPBAR", "LDGDEPBAR", "MEMBAR",
+    if op == "BAR":
+        for o in ops:
+            if o.kind in ("pred", "upred"):
+                src(o)              # BAR.RED's predicate operand, read at dispatch (latencies.predicate_reader_class)
+        return e
+    if op in ("BRA", "EXIT", "BSSY", "BSYNC", "WARPSYNC", "NOP", "DEPBAR", "LDGDEPBAR", "MEMBAR",
               "ACQBULK", "PREEXIT", "CALL", "BREAK"):
         return e
     if not ops:

@@ -278,6 +278,15 @@ def reader_class(opcode: str, modifiers: tuple[str, ...]) -> str:
 
 
 def predicate_reader_class(opcode: str) -> str:
+    if opcode == "VOTEU":
+        # VOTEU's vector predicate operand: NAK's PredLatencySM80 classes every Op::Vote, uniform or not, as
+        # Disp_Alu (read at dispatch, 13 cycles after an ISETP), and ptxas leaves 13 ISETP -> VOTEU (corpus);
+        # classed by its U prefix as a uniform-datapath read, 5 cycles passed the checker (probe s45 mutants11)
+        return "guard"
+    if opcode == "BAR":
+        # BAR.RED's predicate operand is read as early: ptxas leaves 13 cycles ISETP -> BAR.RED in the corpus
+        # (bobc.sass.schedule PREDICATE_READ_AT_DISPATCH); as a coupled ALU read, 5 passed the checker
+        return "decoupled"
     if opcode.startswith("U") and opcode not in ("UTMALDG", "UTMASTG"):
         return "udp"         # UPredLatencySM80 Udp reader (UISETP, UPLOP3, USEL ...)
     if opcode == "VOTE":
