@@ -130,7 +130,7 @@ for name, (ptx, _, _, assembles) in sorted(s41_cases().items()):
     else:
         subprocess.run([ptxas(), "-arch=sm_90", "-O3", f"{d}/{name}.ptx", "-o", f"{d}/{name}.ptxas.cubin"], check=True)
 # probe s42 ptxcover's divisions (tests/sass/test_division_paths_s42.py): bobc's cubin too where its assembler has
-# every form of ptxas's code (not BREAK nor I2F.U64.RP yet)
+# every form of ptxas's code (sm90_cases' flag: every case, since session 45 learned div.rz.f32's BREAK B2)
 from tests.sass.test_division_paths_s42 import sm90_cases as s42_division_cases
 for name, (ptx, _, _, _, assembles) in sorted(s42_division_cases().items()):
     open(f"{d}/{name}.ptx", "w").write(ptx)

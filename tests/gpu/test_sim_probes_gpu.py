@@ -158,8 +158,8 @@ def test_s42_bf16_arithmetic_stores_the_oracle_bits(folder, name, which):
 
 # Probe s42 ptxcover's (tests/sass/test_division_paths_s42.py): fma.rn / .rz / .rm / .rp .f32 near binary32 ties,
 # div.rn.f32 over every exponent (FCHK's fast and slow paths), sqrt.rn / rcp.rn .f32, div.rz.f32 and 64-bit div /
-# rem, each against the IEEE 754 / Python-integer result that file holds the simulator to; bobc's cubin where its
-# assembler has every form.
+# rem, each against the IEEE 754 / Python-integer result that file holds the simulator to; bobc's cubin too where its
+# assembler has every form (sm90_cases' flag: every case since session 45).
 from tests.sass import test_division_paths_s42 as divisions  # noqa: E402
 from tests.sass.test_ffma_rounding_s42 import BLOCK  # noqa: E402  (the block those kernels are run with)
 

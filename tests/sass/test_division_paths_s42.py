@@ -55,7 +55,8 @@ def test_float_division_paths(arch, name, tmp_path, needs_ptxas):
 
 def test_div_rn_ftz_flushes_and_rounds(tmp_path, needs_ptxas):
     """div.rn.ftz.f32: subnormal operands and results flushed to a zero of the same sign (PTX ISA .ftz), the rest
-    IEEE 754 division.  ptxas's slow path for it leaves a loop by BREAK with a predicate."""
+    IEEE 754 division.  ptxas's slow path for it leaves a loop by BREAK with a predicate (`@!P0 BREAK !P2, B2`,
+    a form bobc's assembler has not learned: "BREAK takes 1 operand, not 2"; the simulator runs ptxas's cubin)."""
     words = operands(1024, 4)
     out = run("div_rn_ftz", "sm_90", "div.rn.ftz.f32 %f3, %f1, %f2; mov.b32 %r10, %f3;", words, tmp_path)
     tiny = np.float32(2.0 ** -126)
@@ -138,8 +139,11 @@ def _float_want(name: str, words: np.ndarray) -> np.ndarray:
 def sm90_cases() -> dict:
     """name -> (PTX for sm_90, input words [4, n], the words each thread must store [n, 2] (a float's second word
     0), whether it is a float result (any NaN for a NaN), whether bobc's assembler has every form of ptxas's
-    code (tests/gpu/prepare.sh assembles those; BREAK and I2F.U64.RP are not learned)).  tests/gpu/
-    test_sim_probes_gpu.py runs them on the GPU against the same definitions this file holds the simulator to."""
+    code (tests/gpu/prepare.sh assembles those, test_bobc_assembles_the_gpu_cases holds each to ptxas's .text on
+    both targets): every case -- 64-bit div / rem's I2F.U64.RP since session 43 (wide_cover_forms.ptx), div.rz.f32's
+    BREAK B2 since session 45 (user_forms_s45.ptx)).  div.rn.ftz.f32 (test_div_rn_ftz_flushes_and_rounds) is no
+    GPU case: its slow path's `BREAK !P2, B2` (BREAK with a predicate) is not learned.  tests/gpu/test_sim_probes_gpu.py
+    runs them on the GPU against the same definitions this file holds the simulator to."""
     out = {}
     for mode in ("rn", "rz", "rm", "rp"):
         words = np.concatenate([near_ties(512, 1), operands(1536, 2)], axis=1)
@@ -151,13 +155,13 @@ def sm90_cases() -> dict:
         words = operands(2048, 3)
         want = np.zeros((words.shape[1], 2), np.uint32)
         want[:, 0] = _float_want(name, words).view(np.uint32)
-        out[name] = (_kernel(name, "sm_90", body + " mov.b32 %r10, %f3;"), words, want, True, name != "div_rz")
+        out[name] = (_kernel(name, "sm_90", body + " mov.b32 %r10, %f3;"), words, want, True, True)
     for name, (body, definition) in INTEGER.items():
         pairs = [(x, y) for x, y in _integer_pairs()]
         words = np.array([[x & 0xFFFFFFFF, x >> 32, y & 0xFFFFFFFF, y >> 32] for x, y in pairs], np.uint32).T
         results = [definition(x, y) & M64 for x, y in pairs]
         want = np.array([[r & 0xFFFFFFFF, r >> 32] for r in results], np.uint32)
-        out[name] = (_kernel(name, "sm_90", body + " mov.b64 {%r10, %r11}, %rd20;"), words, want, False, False)
+        out[name] = (_kernel(name, "sm_90", body + " mov.b64 {%r10, %r11}, %rd20;"), words, want, False, True)
     return out
 
 
@@ -180,12 +184,15 @@ def same_words(got: np.ndarray, want: np.ndarray, is_float: bool) -> list[str]:
             for i in np.flatnonzero(bad)]
 
 
+@pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("name", sorted(k for k, case in sm90_cases().items() if case[4]))
-def test_bobc_assembles_the_gpu_cases(name, tmp_path, needs_ptxas, needs_nvdisasm):
+def test_bobc_assembles_the_gpu_cases(name, arch, tmp_path, needs_ptxas, needs_nvdisasm):
     """The cases tests/gpu/prepare.sh assembles with bobc (sm90_cases' flag): nvdisasm's listing of ptxas's cubin
-    assembles to ptxas's own .text, so the GPU runs the same code from both cubins."""
+    assembles to ptxas's own .text (the oracle: ptxas's bytes), so the GPU runs the same code from both cubins; on
+    sm_86 too (the same PTX for that target).  div.rz.f32's slow path leaves its loop by `BREAK B2` (refused before
+    session 45) and 64-bit div / rem's routine starts with `I2F.U64.RP R, R` (learned in session 43)."""
     from tests.sass.test_math_forms import _images, _text
     ptx = tmp_path / f"{name}.ptx"
-    ptx.write_text(sm90_cases()[name][0])
-    ptxas_image, bobc_image = _images("sm_90", name, tmp_path, ptx=ptx)
+    ptx.write_text(sm90_cases()[name][0].replace(".target sm_90", f".target {arch}"))
+    ptxas_image, bobc_image = _images(arch, name, tmp_path, ptx=ptx)
     assert _text(bobc_image, name) == _text(ptxas_image, name)
