@@ -67,7 +67,7 @@ def test_probe_kernels_store_the_ptx_definitions_on_the_gpu(folder, name, which)
 # F2F.F64.F16, DFMA and HMMA's F32 accumulators with NaN / inf / -0 / subnormal operands.  Only what the PTX
 # ISA fixes is asserted; the words it leaves open (every NaN's bits ...) are written, beside the simulator's,
 # to NAN_BITS_LOG (run.sh: LOGDIR/nan_bits.log), else printed.  bobc's cubin only where its assembler has
-# every SASS form (not ATOMG.ADD.F32 nor F2F.F64.F16 yet).
+# every SASS form (sm90_cases' flag: every case since ATOMG.ADD.F32 and F2F.F64.F16 were learned).
 from tests.sass import test_sim_probe_s41_nanprobes2 as s41  # noqa: E402
 
 S41 = s41.sm90_cases()
@@ -96,8 +96,9 @@ def test_s41_specials_store_what_ptx_fixes_and_record_the_rest(folder, name, whi
 
 # Probe s41 f16x2atoms's (tests/sass/test_sim_atomics_f16x2_s41.py): atom / red .add.noftz.f16x2 / .bf16x2 on
 # global and shared memory, 128 threads on 8 words, one adder a word's roundings, infinities and NaN halves;
-# ptxas's cubins only (bobc's assembler has no ADD.F16x2 / .BF16x2 form yet).  What the PTX ISA fixes is
-# asserted; a NaN half's bits are written, beside the simulator's 0x7fff, to NAN_BITS_LOG, else printed.
+# ptxas's cubins only (bobc's assembler has the ATOMG / ATOMS .ADD.F16x2 / .BF16x2 forms, not REDG's).  What the
+# PTX ISA fixes is asserted; a NaN half's bits are written, beside the simulator's 0x7fff, to NAN_BITS_LOG, else
+# printed.
 from tests.sass import test_sim_atomics_f16x2_s41 as halves  # noqa: E402
 
 HALVES = halves.sm90_cases()

@@ -336,7 +336,8 @@ def test_a_nan_half_is_the_canonical_0x7fff(arch, tmp_path, needs_ptxas):
 
 def sm90_cases() -> dict:
     """Every kernel of this file for sm_90, for the GPU (tests/gpu/test_sim_probes_gpu.py; ptxas's cubins made by
-    tests/gpu/prepare.sh -- bobc's assembler has no ADD.F16x2 / .BF16x2 form yet): name -> (PTX, acc's first
+    tests/gpu/prepare.sh -- bobc's assembler has ATOMG / ATOMS .ADD.F16x2 / .BF16x2, but not ptxas's
+    REDG.E.ADD.F16x2 / .BF16x2.RN.STRONG.GPU of the red_* global kernels): name -> (PTX, acc's first
     words, addends).  Launch: one block of THREADS threads, parameters (acc, olds, in)."""
     return {name: (ptx(name, "sm_90"), *inputs(name)) for name in sorted(CASES)}
 
