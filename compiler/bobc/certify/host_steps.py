@@ -182,16 +182,8 @@ def _writes(step) -> list[tuple[str, int, int]]:
         return [("", step.host, step.extent)] if step.extent else []
     if kind == "fill":
         return [("", step.host, len(step.payload))] if step.payload else []
-    if kind != "commands":
-        return []
-    from ..native import program as native
-
-    try:
-        decoded = native.decode(step.commands)
-    except native.ProgramError:
-        return []                      # refused where the plan is read (plan.commands)
     out = []
-    for index, command in enumerate(decoded.commands):
+    for index, command in enumerate(_native_commands(step)):
         where = f"command {index} ({command.name}) "
         if command.name == "CopyStateToMapped":
             out.append((where, command.n[1], command.n[2]))
@@ -200,6 +192,19 @@ def _writes(step) -> list[tuple[str, int, int]]:
         elif command.name == "LoadImage":
             out.append((where, command.n[0], len(command.data)))
     return [w for w in out if w[2]]
+
+
+def _native_commands(step) -> list:
+    """A Commands step's decoded native commands ([] for another step, or for commands that do
+    not decode: those are refused where the plan is read, plan.commands)."""
+    if step.kind.name != "commands":
+        return []
+    from ..native import program as native
+
+    try:
+        return list(native.decode(step.commands).commands)
+    except native.ProgramError:
+        return []
 
 
 # a mapped operand (bobc/native/program.py: an operand's kind 0 is a constant, 1 a slot, 2 a state
@@ -211,16 +216,8 @@ def _mapped_reads(step) -> list[tuple[str, int, int]]:
     """(what, address, bytes) of each mapped read of a Commands step's native commands: a
     CopyMappedToState's range, a WaitMapped's word, every operand read from a mapped word (their
     addresses are the commands' constants, as the writes' are)."""
-    if step.kind.name != "commands":
-        return []
-    from ..native import program as native
-
-    try:
-        decoded = native.decode(step.commands)
-    except native.ProgramError:
-        return []                      # refused where the plan is read (plan.commands)
     out = []
-    for index, command in enumerate(decoded.commands):
+    for index, command in enumerate(_native_commands(step)):
         where = f"command {index} ({command.name}) "
         if command.name == "CopyMappedToState":
             out.append((where, command.n[0], command.n[2]))
