@@ -5,8 +5,9 @@ The PTX ISA's .sat "clamps the result to [0.0, 1.0]" and makes a NaN +0; which z
 say.  The H200 stored +0 for add.rm.sat.f32's -0 sums (session 45's run), and the simulator's FADD.SAT now does so;
 its binary16 paths (executor._half_result) clamp with NumPy's clip, which keeps -0 -- and clamp the exact value
 before rounding it to binary16, so a negative value that rounds to -0 is +0 there.  These kernels hold the
-simulator to what it does NOW, so the GPU run shows the truth either way: the GPU test fails, printing the GPU's
-words beside the simulator's, where they differ.
+simulator to the GPU: session 45's run on an H100 stored +0 for every -0 result of these forms (54 halves,
+tests/gpu/logs/2026-12-07-s45-h100-nan_bits.log), where the simulator's clip had kept -0; it now stores +0, and the
+GPU test fails, printing the GPU's words beside the simulator's, wherever they differ.
 
 PTX allows only .rn on add / sub / mul / fma .f16 / .f16x2 (ptxas: "Illegal rounding modifier for instruction
 'add'" for add.rm.sat.f16, likewise fma.rm.sat.f16x2), so x + -x is +0 here; the -0 results come from -0 + -0,
@@ -14,7 +15,7 @@ PTX allows only .rn on add / sub / mul / fma .f16 / .f16x2 (ptxas: "Illegal roun
 
 The oracle is this file's, independent of bobc.sim: the exact result (fractions.Fraction; an exact zero's sign by
 IEEE 754 6.3: x + -x is +0 rounding to nearest, -0 + -0 is -0, a product's zero the XOR of the signs), then the
-simulator's clamp as documented above (NaN +0, -0 kept, below zero +0, above one 1), then rounded to nearest even
+clamp the GPU showed (NaN and -0 +0, below zero +0, above one 1), then rounded to nearest even
 onto binary16's values (tests/sass/test_sim_roundings_s44.narrow)."""
 from __future__ import annotations
 
@@ -65,14 +66,14 @@ def _exact(op: str, a: float, b: float, c: float):
 
 
 def saturated(op: str, a_bits: int, b_bits: int, c_bits: int) -> int:
-    """The binary16 bits the simulator's .SAT stores: NaN +0, -0 kept (NumPy's clip), below zero +0, above one 1,
+    """The binary16 bits .SAT stores: NaN +0, -0 +0 (the H100, session 45), below zero +0, above one 1,
     the exact value clamped first, then rounded to nearest even."""
     v = _exact(op, *(widen(x, "f16") for x in (a_bits, b_bits, c_bits)))
     if isinstance(v, float):
         if math.isnan(v):
             return 0x0000
         if v == 0:
-            return 0x8000 if _sign(v) < 0 else 0x0000
+            return 0x0000                             # -0 too: the H100's words (session 45's GPU run)
         return 0x3C00 if v > 0 else 0x0000
     if v < 0:
         return 0x0000
@@ -125,9 +126,15 @@ def operand_words(count: int = 256) -> np.ndarray:
 
 
 def negative_zero_lanes(name: str, words: np.ndarray) -> list[int]:
-    """The lanes where the simulator stores a -0 half (what the GPU run decides)."""
-    return [i for i, w in enumerate(expected(name, words))
-            if any(f == 0x8000 for f in (w if isinstance(w, tuple) else (w,)))]
+    """The lanes where a half's exact result is -0 (the GPU run showed .SAT makes it +0)."""
+    _, op, halves = FORMS[name]
+
+    def minus_zero(a: int, b: int, c: int) -> bool:
+        v = _exact(op, *(widen(x, "f16") for x in (a, b, c)))
+        return isinstance(v, float) and v == 0 and _sign(v) < 0
+
+    return [i for i, (a, b, c) in enumerate(zip(*(words[j].tolist() for j in range(3))))
+            if any(minus_zero(a >> k & 0xFFFF, b >> k & 0xFFFF, c >> k & 0xFFFF) for k in (0, 16)[:halves])]
 
 
 @pytest.mark.parametrize("arch", ARCHES)
@@ -159,6 +166,6 @@ def gpu_faults(name: str, words: np.ndarray, got: np.ndarray, simulated: np.ndar
     half's bits and the operands' shown; the -0 lanes first."""
     zeros = set(negative_zero_lanes(name, words))
     lines = [(i not in zeros, f"  a={int(words[0, i]):08x} b={int(words[1, i]):08x} c={int(words[2, i]):08x}: "
-              f"GPU {int(g):08x} simulator {int(s):08x}{' (the simulator -0)' if i in zeros else ''}")
+              f"GPU {int(g):08x} simulator {int(s):08x}{' (an exact -0)' if i in zeros else ''}")
              for i, (g, s) in enumerate(zip(np.asarray(got).tolist(), np.asarray(simulated).tolist())) if g != s]
     return [line for _, line in sorted(lines, key=lambda t: t[0])]

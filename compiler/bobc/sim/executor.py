@@ -2479,7 +2479,9 @@ class Launch:
                 low, high = (np.where((np.asarray(v) < 0) | ((np.asarray(v) == 0) & np.signbit(v)), 0.0, v)
                              for v in (low, high))
         if "SAT" in mods:
-            low, high = (np.where(np.isnan(v), 0.0, np.clip(v, 0, 1)) for v in (low, high))
+            # a NaN and either zero are +0: the H100 stored +0 for every -0 result of add / sub / mul / fma .sat
+            # .f16(x2) (session 45's probes, tests/gpu/logs/2026-12-07-s45-h100-pytest_gpu.log; NumPy's clip kept -0)
+            low, high = (np.where(np.isnan(v) | (np.asarray(v) == 0), 0.0, np.clip(v, 0, 1)) for v in (low, high))
         if "F32" in mods:
             self._fset(ins, d, np.asarray(low, dtype=np.float64).astype(np.float32), mask,
                        ("FTZ",) if "FTZ" in mods else ())
