@@ -223,7 +223,12 @@ DEPBAR_STALL = 4
 # from the label to that instruction, already fixed when the branch is scheduled (later
 # scheduling only lengthens stalls, never shortens).  The search stops at the first label or
 # control-flow instruction after the loop's label (a shorter path may join or leave there):
-# r must be ready by then.  Conversely a branch just after a loop waits out what the loop
+# r must be ready by then.  (Only a branch or EXIT is needed there: a label joins paths, and the
+# path from the loop's label issues the same instructions at the same offsets whoever else
+# reaches it, so stopping at one is conservative.  And the needs are asked of the branch's own
+# issue cycle, so its stall, at least 5, is a margin on top unless the branch holds the rest
+# itself: tests/sass/test_back_edge_paths_checked_s45.py walks such loops through bobc.sim's
+# checker on every path.)  Conversely a branch just after a loop waits out what the loop
 # left in flight in its own stall, not in the loop's last stalls (paid on every trip).
 # A BAR.SYNC is not such a place (every path goes through it, and
 # it only ever delays).  Scoreboards are still drained, and the fall-through path keeps
