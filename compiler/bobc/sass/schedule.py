@@ -114,6 +114,16 @@ CROSS_PIPE = 1
 FP64_UNIT = {"DADD", "DMUL", "DFMA", "DSETP"}
 FP64_OPERAND_DELAY = 2
 FP64_RESULT_DELAY = 2
+# HFMA2.MMA (keyed by latency_key) takes its register operands as late as the FP64 unit does: NVIDIA's Ampere
+# tables (Mesa NAK sm80_instr_latencies.rs) give it a reader class of its own (HFMA2_MMA) whose row is
+# RedirectedFP64's, 6 cycles after an ALU / FMA / FP16 writer (bobc.sim.latencies RAW["fp64"], "also
+# HFMA2.MMA's reads"), where the FMA pipe's own readers need 4 or 5: an IADD3 / LOP3 result read 5 cycles on
+# (4 and CROSS_PIPE) was refused by bobc.sim's checker (probe s45 backedge).  ptxas only ever feeds it RZ and
+# immediates (a move of a constant), so no corpus sample times it.
+FP64_LIKE_READERS = {"HFMA2.MMA"}
+# An HMMA reading an FP64 result (sm_90, where it is timed) waits the later of the two delays, not their sum:
+# NAK's MMA_2x_collect reader row gives 11 after a RedirectedFP64 writer, 10 for an ALU reader (FP64_RESULT_DELAY),
+# 7 after an ALU writer (MMA_OPERAND_DELAY); bobc issued it 10 cycles on, which bobc.sim's checker refused.
 # Opcodes that are fixed-latency on one architecture though VARIABLE_LATENCY lists them, and their
 # latency there, and whether a MEMBAR completes on a scoreboard: per target, in its row of
 # sass/tables/arch.py (ArchEncoding.scheduling; a target without one is refused, not given sm_86's
@@ -213,7 +223,12 @@ DEPBAR_STALL = 4
 # from the label to that instruction, already fixed when the branch is scheduled (later
 # scheduling only lengthens stalls, never shortens).  The search stops at the first label or
 # control-flow instruction after the loop's label (a shorter path may join or leave there):
-# r must be ready by then.  Conversely a branch just after a loop waits out what the loop
+# r must be ready by then.  (Only a branch or EXIT is needed there: a label joins paths, and the
+# path from the loop's label issues the same instructions at the same offsets whoever else
+# reaches it, so stopping at one is conservative.  And the needs are asked of the branch's own
+# issue cycle, so its stall, at least 5, is a margin on top unless the branch holds the rest
+# itself: tests/sass/test_back_edge_paths_checked_s45.py walks such loops through bobc.sim's
+# checker on every path.)  Conversely a branch just after a loop waits out what the loop
 # left in flight in its own stall, not in the loop's last stalls (paid on every trip).
 # A BAR.SYNC is not such a place (every path goes through it, and
 # it only ever delays).  Scoreboards are still drained, and the fall-through path keeps
@@ -566,10 +581,10 @@ def _consumer_delay(state: _State, reg: tuple[str, int], consumer: Item) -> int:
     if (reg[0] == "UR" and producer.startswith("U") and producer not in UNIFORM_UNIT_WRITERS_EXCEPT
             and consumer.opcode == "UMOV"):
         return max(0, UNIFORM_MOVE_READ - _latency_of(producer))
-    if consumer.opcode in FP64_UNIT:
+    if consumer.opcode in FP64_UNIT or consumer.latency_key in FP64_LIKE_READERS:
         return 0 if producer in FP64_UNIT else FP64_OPERAND_DELAY
     if producer in FP64_UNIT and consumer.opcode not in READS_LATE:
-        return FP64_RESULT_DELAY
+        return max(FP64_RESULT_DELAY, MMA_OPERAND_DELAY) if consumer.opcode == "HMMA" else FP64_RESULT_DELAY
     if consumer.opcode in READS_LATE:
         return EARLY_OPERAND_FETCH
     if consumer.opcode == "HMMA":
