@@ -23,7 +23,8 @@ def test_flops_are_three_forward_passes(config):
 
 def test_large_update_limit_is_about_a_millisecond():
     r = limits.limit(LARGE)
-    assert 0.9e-3 < r["seconds"] < 1.1e-3
+    # about 4.3 GB at the H200's 4.8 TB/s: 0.899 ms since session 45's norms read the split partials (0.903 before)
+    assert 0.85e-3 < r["seconds"] < 1.1e-3
     # AdamW alone moves 30 bytes a parameter
     assert r["bytes"] > 30 * LARGE.parameter_count
 
