@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-MLP = REPO / "tests" / "newuser10_s45"
+MLP = REPO / "tests" / "mlp_classifier"
 
 
 def _regcount(listing: Path) -> int:

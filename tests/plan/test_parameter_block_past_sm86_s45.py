@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-MLP = REPO / "tests" / "newuser10_s45"
+MLP = REPO / "tests" / "mlp_classifier"
 SM86_BANK0, SM86_PARAMS = 512, 0x160          # docs/writing-a-plan.md section 5; the listing's PARAM_CBANK
 
 

@@ -2,9 +2,9 @@
 `HMMA.16816.F32 R12, ...` then `MOV R12, 0x7` a cycle on was accepted and the simulator kept the MOV's 7, where
 the GPU writes the HMMA's result last (NVIDIA's Ampere tables as NAK publishes them: an HMMA.16816 result is read
 by an ALU 17 cycles after its issue, a MOV's 4 -- docs/simulator.md, "The control-code checker").  The later write
-is held to land a cycle after the earlier: 17 - 4 + 1 = 14 cycles.  ptxas never overwrites such a result unread
-(tests/sass/data corpus, both targets), and every ptxas kernel stays accepted
-(tests/sim/test_checker_accepts_ptxas_s36.py)."""
+is held to land no earlier than the earlier: 17 - 4 = 13 cycles (not a cycle after: ptxas's sm_90 f64 division,
+tools/ptx_corpus/user_forms_s45.ptx f64_div_rn, overwrites an FP64 result exactly 10 - 4 = 6 cycles on), and every
+ptxas kernel stays accepted (tests/sim/test_checker_accepts_ptxas_s36.py)."""
 from __future__ import annotations
 
 import pytest
@@ -32,13 +32,13 @@ def _hmma_then_move(stall: int) -> str:
 
 @TARGETS
 def test_a_move_over_an_mma_result_waits_until_it_has_landed(target):
-    _check(target, _hmma_then_move(14))
+    _check(target, _hmma_then_move(13))
     with pytest.raises(Hazard) as caught:
-        _check(target, _hmma_then_move(13))
-    assert "overwrites R12 13 cycles after an MMA (2x) instruction at 0x00d0 wrote it" in caught.value.reason
-    assert "a later write needs 14 cycles" in caught.value.reason
+        _check(target, _hmma_then_move(12))
+    assert "overwrites R12 12 cycles after an MMA (2x) instruction at 0x00d0 wrote it" in caught.value.reason
+    assert "a later write needs 13 cycles" in caught.value.reason
     assert caught.value.hint.startswith("issue it 1 cycle later: raise the stall of the instruction issued before it "
-                                        "(0x00d0) from S13 to Y:S14")
+                                        "(0x00d0) from S12 to Y:S13")
 
 
 @TARGETS
@@ -53,10 +53,10 @@ def test_a_write_after_the_mma_result_is_read_is_not_held(target):
 
 def test_sm90_fp64_result_is_held_the_same_way():
     """sm_90's FP64 unit is fixed latency (docs/simulator.md): a DADD result is read by an ALU 10 cycles on, so a MOV
-    over it waits 10 - 4 + 1 = 7."""
+    over it waits 10 - 4 = 6, as ptxas's own f64 division does (user_forms_s45.ptx f64_div_rn, -O3)."""
     def body(stall):
         return (f"[B------:R-:W-:-:S{stall:02d}] DADD R6, R4, R8\n[B------:R-:W-:-:S05] MOV R6, 0x7\n")
-    _check("sm_90", body(7))
+    _check("sm_90", body(6))
     with pytest.raises(Hazard) as caught:
-        _check("sm_90", body(6))
-    assert "overwrites R6 6 cycles after an FP64 instruction at 0x00d0 wrote it" in caught.value.reason
+        _check("sm_90", body(5))
+    assert "overwrites R6 5 cycles after an FP64 instruction at 0x00d0 wrote it" in caught.value.reason

@@ -526,15 +526,15 @@ class Checker:
             return
         # A fixed-latency write over a slower fixed-latency result still landing (HMMA, HFMA2.MMA, sm_90's FP64 unit):
         # its result must land after the earlier one, or the earlier lands last and the register keeps it.  A result
-        # lands when the table lets an ALU reader read it (RAW["alu"]); ptxas never overwrites such a result unread
-        # (tests/sass/data corpus, both targets: no sample), so the later write is held to land a cycle after it
-        # (probe s45 hazards4: `HMMA.16816.F32 R12, ...` then `MOV R12, 0x7` a cycle on was accepted, and the
-        # simulator kept the MOV's 7)
+        # lands when the table lets an ALU reader read it (RAW["alu"]); the later write is held to land no earlier than
+        # it (probe s45 hazards4: `HMMA.16816.F32 R12, ...` then `MOV R12, 0x7` a cycle on was accepted, and the
+        # simulator kept the MOV's 7).  Not a cycle after it: ptxas's sm_90 f64 division (user_forms_s45.ptx
+        # f64_div_rn, -O3) overwrites an FP64 result with an IADD3 exactly 10 - 4 = 6 cycles on
         if not decoupled and wclass in self.raw["alu"]:
             for issued, earlier, producer, writers in self.ready.get(key, ()):
                 if earlier not in L.SLOW_RESULTS or not _meet(writers, lanes):
                     continue
-                needed = self.raw["alu"][earlier] - self.raw["alu"][wclass] + 1
+                needed = self.raw["alu"][earlier] - self.raw["alu"][wclass]
                 if self.cycle - issued < needed:
                     gap = self.cycle - issued
                     self._fail(ins, f"overwrites {name} {gap} cycle{'s' if gap != 1 else ''} after {_result_class(earlier)} "

@@ -1,4 +1,4 @@
-"""An independent float64 model of the two-layer MLP classifier (tests/newuser10_s45/Mlp): it reads the
+"""An independent float64 model of the two-layer MLP classifier (tests/mlp_classifier/Mlp): it reads the
 record and the checkpoint envelope itself (docs/formats.md), makes its own fresh state (SplitMix64 over
 FNV-1a-64, written from docs/formats.md), trains in float64 and compares with a run's outputs."""
 import struct, sys, zlib
