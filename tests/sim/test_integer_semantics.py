@@ -34,7 +34,7 @@ def _ptx(body: str, outputs: int) -> str:
 .address_size 64
 .visible .entry k(.param .u64 out, .param .u64 A, .param .u64 B, .param .u64 C)
 {{
-  .reg .b32 %a, %b, %c, %o<{outputs}>, %i; .reg .b64 %rd<8>, %w<8>; .reg .f32 %fa, %f<8>; .reg .b16 %h<8>;
+  .reg .b32 %a, %b, %c, %o<{outputs}>, %i, %r<8>; .reg .b64 %rd<8>, %w<8>; .reg .f32 %fa, %f<8>; .reg .b16 %h<8>;
   mov.u32 %i, %tid.x;
   ld.param.u64 %rd1, [A]; ld.param.u64 %rd2, [B]; ld.param.u64 %rd3, [C]; ld.param.u64 %rd4, [out];
   mul.wide.u32 %rd6, %i, 4;

@@ -3,52 +3,13 @@
 control-code checker on.  Thread i reads %a = A[i], %b = B[i], %c = C[i]."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ptx_kernels import compile_ptx  # noqa: E402
-
-from bobc.sim.kernel import run_kernel  # noqa: E402
+from tests.sim.test_integer_semantics import _ptx, _run  # (thread i's A[i], B[i], C[i] -> out[i, :])
 
 TARGETS = pytest.mark.parametrize("target", ["sm_86", "sm_90"])
 M32, M64 = (1 << 32) - 1, (1 << 64) - 1
-
-
-def _ptx(body: str, outputs: int) -> str:
-    stores = "\n".join(f"  st.global.b32 [%rd5+{4 * k}], %o{k};" for k in range(outputs))
-    return f""".version 8.0
-.target sm_86
-.address_size 64
-.visible .entry k(.param .u64 out, .param .u64 A, .param .u64 B, .param .u64 C)
-{{
-  .reg .b32 %a, %b, %c, %o<{outputs}>, %i, %r<8>; .reg .b64 %rd<8>, %w<8>; .reg .b16 %h<8>;
-  mov.u32 %i, %tid.x;
-  ld.param.u64 %rd1, [A]; ld.param.u64 %rd2, [B]; ld.param.u64 %rd3, [C]; ld.param.u64 %rd4, [out];
-  mul.wide.u32 %rd6, %i, 4;
-  add.s64 %rd1, %rd1, %rd6; add.s64 %rd2, %rd2, %rd6; add.s64 %rd3, %rd3, %rd6;
-  ld.global.b32 %a, [%rd1]; ld.global.b32 %b, [%rd2]; ld.global.b32 %c, [%rd3];
-  mul.wide.u32 %rd6, %i, {4 * outputs};
-  add.s64 %rd5, %rd4, %rd6;
-{body}
-{stores}
-  ret;
-}}
-"""
-
-
-def _run(target, body, outputs, a, b=None, c=None) -> list[list[int]]:
-    a = np.asarray(a, dtype=np.uint32)
-    n = a.size
-    b = np.zeros(n, np.uint32) if b is None else np.asarray(b, dtype=np.uint32)
-    c = np.zeros(n, np.uint32) if c is None else np.asarray(c, dtype=np.uint32)
-    out = run_kernel(compile_ptx(_ptx(body, outputs), target), target, grid=1, block=n,
-                     params=["out", "A", "B", "C"],
-                     buffers={"out": np.zeros((n, outputs), np.uint32), "A": a, "B": b, "C": c})["out"]
-    return [[int(x) for x in row] for row in out]
 
 
 def _bfind_signed(x: int, bits: int) -> int:
