@@ -169,6 +169,18 @@ static int accept_again(np_peer *peer, int timeout_ms, char *err)
     }
 }
 
+/* A connected socket whose own address is its remote one: it connected to itself (a connect to
+ * a port of this machine where nothing listens, given that port as its source port: Linux
+ * picks source ports from ip_local_port_range, which may hold the pair's port). */
+static int connected_to_itself(int fd)
+{
+    struct sockaddr_in local, remote;
+    socklen_t a = sizeof local, b = sizeof remote;
+    if (getsockname(fd, (struct sockaddr *)&local, &a) != 0 || getpeername(fd, (struct sockaddr *)&remote, &b) != 0)
+        return 0;
+    return local.sin_port == remote.sin_port && local.sin_addr.s_addr == remote.sin_addr.s_addr;
+}
+
 int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int timeout_ms, char *err)
 {
     struct sockaddr_in sa;
@@ -217,6 +229,16 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
             }
             socklen_t len = sizeof e;
             getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len);
+        }
+        if (e == 0 && connected_to_itself(fd)) {
+            /* Nothing listened, and the kernel gave this attempt the port it was connecting to
+             * as its own: a TCP simultaneous open of the socket with itself, which "succeeds".
+             * It is not the peer (it would hear nothing, and hold the port the peer listens
+             * at): drop it (a reset, no TIME_WAIT left on the port) and try again, as for a
+             * refused attempt. */
+            struct linger reset = { 1, 0 };
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+            e = ECONNREFUSED;
         }
         if (e == 0) {
             int flags = fcntl(fd, F_GETFL);

@@ -17,6 +17,7 @@ import errno
 import os
 import select
 import socket
+import struct
 import sys
 import time
 
@@ -178,6 +179,12 @@ class Peer:
                 attempt.settimeout(max(0.001, deadline - time.monotonic()))
                 try:
                     attempt.connect((host, port))
+                    if attempt.getsockname() == attempt.getpeername():
+                        # nothing listened, and the attempt was given the port it connects to as
+                        # its own: a TCP simultaneous open with itself (runtime_c np_peer_open's
+                        # connected_to_itself), not the peer: dropped with a reset, tried again
+                        attempt.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                        raise ConnectionRefusedError(errno.ECONNREFUSED, "connected to itself")
                     self.socket = attempt
                     break
                 except (ConnectionRefusedError, ConnectionResetError):
