@@ -32,7 +32,8 @@ def data_of_a_partner(record: bytes) -> bytes:
     """Worker 0's data message for a record with `record`'s targets and another feature column
     (every x 1.0)."""
     from partitioned_regression import formats as F
-    rows = b"".join(struct.pack("<d", 1.0) + record[32 + 16 * i + 8:32 + 16 * i + 16] for i in range(4096))
+    rows = b"".join(struct.pack("<d", 1.0) + record[32 + 16 * i + 8:32 + 16 * i + 16]
+                    for i in range(F.record_rows(record)))
     return F.data_identity(record[:32] + rows, 0)
 
 

@@ -19,6 +19,7 @@ REGIONS = (b"coordinate-0-weight", b"coordinate-0-accumulator", b"coordinate-1-w
 TAGS = (b"SHw0", b"SHa0", b"SHw1", b"SHa1")
 OLDER_MAGIC = b"FRAM"
 SHARD_BYTES = 36
+RECORD_HEADER_BYTES, ROW_BYTES = 32, 16        # a record's w, a, decay, rate; a row's x_k, y
 # where a training layout keeps w and a (PartitionedRegression.CoordinateHost: the first
 # frame boundary at or after phStateExtent)
 WEIGHT_OFFSET, ACCUMULATOR_OFFSET = 256, 264
@@ -75,13 +76,25 @@ def upgrade_shard(data: bytes, region: int) -> bytes:
     return TAGS[region] + data[4:]
 
 
+def record_rows(record_bytes: bytes) -> int:
+    """The rows a coordinate record holds: (its bytes - 32) / 16 (ValueError for a size that is
+    not a 32-byte header and whole 16-byte rows).  A host takes coordinateRows rows (4096, or what
+    a plan of another coordinateRows builds for: docs/partitioned-regression.md, "The data")."""
+    rows, left = divmod(len(record_bytes) - RECORD_HEADER_BYTES, ROW_BYTES)
+    if len(record_bytes) < RECORD_HEADER_BYTES or left:
+        raise ValueError(f"{len(record_bytes)} bytes: not a coordinate record ({RECORD_HEADER_BYTES} bytes of "
+                         f"header, then {ROW_BYTES} bytes a row)")
+    return rows
+
+
 def column_checksums(record_bytes: bytes) -> tuple[int, int, int, int]:
     """The data identity's four words for a record (docs/partitioned-regression.md, "The data's
     identity"): for y, then for x, the sum of the rows' bit patterns and the sum of those running
-    sums, modulo 2^64, rows in order."""
+    sums, modulo 2^64, rows in order -- every row the record holds (before, always 4096 rows: a
+    record of a plan with another coordinateRows got another record's words, or none)."""
     mask = (1 << 64) - 1
     sums = [0, 0, 0, 0]
-    for row in range(4096):
+    for row in range(record_rows(record_bytes)):
         x, y = struct.unpack_from("<QQ", record_bytes, 32 + 16 * row)
         for at, value in ((0, y), (2, x)):
             sums[at] = (sums[at] + value) & mask
