@@ -32,6 +32,13 @@ static int say(char *err, const char *fmt, ...)
 
 /* What to do when a peer closed the connection mid-exchange: it failed or was stopped, and says why. */
 #define NP_PEER_CLOSED_HINT "the other peer stopped: see its messages for why, then start both again"
+/* The same, for a connecting endpoint whose listener closed before sending a byte on it: the listener
+ * may have taken another connection as its peer (this peer started twice: the listening side keeps
+ * its socket open until its peer's first byte, so a second copy waits queued, and is reset when
+ * the first is confirmed). */
+#define NP_PEER_CLOSED_UNHEARD_HINT "the other peer stopped before it sent anything, or it took another " \
+    "connection as its peer (a second copy of this peer, started against it: the first trains on); see its " \
+    "messages for why, then start both again"
 
 static double now_ms(void)
 {
@@ -198,6 +205,7 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
     peer->replay_bytes = 0;
     peer->stray[0] = 0;
     peer->listen_fd = -1;
+    peer->connecting = !listen_;
     peer->timeout_ms = timeout_ms;
     double deadline = now_ms() + timeout_ms;
     peer->deadline = deadline;
@@ -413,7 +421,8 @@ static int receive_all(np_peer *peer, uint8_t *data, uint64_t bytes, int timeout
         if (n <= 0)
             return say(err, "peer %s closed the connection at message %llu from it (%llu of %llu bytes received); %s",
                        peer->remote, (unsigned long long)peer->received + 1, (unsigned long long)got,
-                       (unsigned long long)bytes, NP_PEER_CLOSED_HINT);
+                       (unsigned long long)bytes,
+                       peer->connecting && !peer->received && !got ? NP_PEER_CLOSED_UNHEARD_HINT : NP_PEER_CLOSED_HINT);
         if (peer->unconfirmed)                      /* the peer */
             confirm(peer);
         got += (uint64_t)n;

@@ -30,6 +30,7 @@ typedef struct {
     uint8_t *replay;      /* what was sent before the first byte arrived */
     uint64_t replay_bytes;
     char stray[32];       /* the last connection that closed before its first byte, "" if none */
+    int connecting;       /* 1: this endpoint connected (0: it listened) */
     int listen_fd;        /* while unconfirmed: the listening socket, kept open so that a connection
                            * queued behind one that turns out not to be the peer is accepted next
                            * rather than reset; -1 once the peer is confirmed (or on a connecting side) */

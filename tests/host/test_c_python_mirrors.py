@@ -116,6 +116,7 @@ STRING_MIRRORS = [
     ("bobc.reference.envelope", "HINT_OURS", "host_runtime.c", "HINT_OURS"),
     ("bobc.reference.envelope", "HINT_FOREIGN", "host_runtime.c", "HINT_FOREIGN"),
     ("bobc.reference.native_program", "PEER_CLOSED_HINT", "native_peer.c", "NP_PEER_CLOSED_HINT"),
+    ("bobc.reference.native_program", "PEER_CLOSED_UNHEARD_HINT", "native_peer.c", "NP_PEER_CLOSED_UNHEARD_HINT"),
 ]
 HEADERS = ["host_io.h", "host_runtime.h", "host_settings.h", "nv_shim.h", "rt_exit.h", "native_program.h",
            "native_request.h", "native_device.h", "native_peer.h", "plan_fill.h"]

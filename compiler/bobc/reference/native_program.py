@@ -132,11 +132,25 @@ def address_text(address: bytes) -> str:
 
 # What to do when a peer closed the connection mid-exchange (runtime_c/native_peer.c NP_PEER_CLOSED_HINT).
 PEER_CLOSED_HINT = "the other peer stopped: see its messages for why, then start both again"
+# The same for a connecting endpoint whose listener closed before sending a byte on it
+# (runtime_c NP_PEER_CLOSED_UNHEARD_HINT): it may have taken another connection as its peer.
+PEER_CLOSED_UNHEARD_HINT = ("the other peer stopped before it sent anything, or it took another connection as its "
+                            "peer (a second copy of this peer, started against it: the first trains on); see its "
+                            "messages for why, then start both again")
 
 
 # the most a listening endpoint keeps of what it sent before its peer's first byte
 # (runtime_c/native_peer.h NP_PEER_REPLAY_BYTES)
 PEER_REPLAY_BYTES = 64 << 10
+
+
+def _connected_to_itself(connection: socket.socket) -> bool:
+    """Its own address is its remote one (runtime_c connected_to_itself); a connection reset
+    meanwhile has no remote address: not itself (what it receives says it closed)."""
+    try:
+        return connection.getsockname() == connection.getpeername()
+    except OSError:
+        return False
 
 
 class _Closed(Exception):
@@ -169,6 +183,7 @@ class Peer:
         self.replay = bytearray()       # what was sent before the first byte arrived
         self.stray = ""                 # the last connection that closed before its first byte
         self.listener = None            # while unconfirmed: the listening socket (runtime_c np_peer.listen_fd)
+        self.connecting = not listen    # runtime_c np_peer.connecting
         if listen:
             self._listen_and_accept()
             self.unconfirmed = True
@@ -179,7 +194,7 @@ class Peer:
                 attempt.settimeout(max(0.001, deadline - time.monotonic()))
                 try:
                     attempt.connect((host, port))
-                    if attempt.getsockname() == attempt.getpeername():
+                    if _connected_to_itself(attempt):
                         # nothing listened, and the attempt was given the port it connects to as
                         # its own: a TCP simultaneous open with itself (runtime_c np_peer_open's
                         # connected_to_itself), not the peer: dropped with a reset, tried again
@@ -360,8 +375,10 @@ class Peer:
                 deadline = time.monotonic() + timeout_ms / 1000
                 continue
             if not chunk:
+                unheard = self.connecting and not self.received and not got
                 self._fail(f"peer {self.remote} closed the connection at message {self.received + 1} from it "
-                           f"({len(got)} of {count} bytes received); {PEER_CLOSED_HINT}")
+                           f"({len(got)} of {count} bytes received); "
+                           f"{PEER_CLOSED_UNHEARD_HINT if unheard else PEER_CLOSED_HINT}")
             if self.unconfirmed:                        # the peer
                 self._confirm()
             got += chunk
