@@ -563,7 +563,16 @@ static void interrupted_while_prepared(int sig)
     if (prepared.files)
         for (int i = 0; i < prepared.files->output_count; i++)
             drop_temporary(&prepared.files->outputs[i], 1, 0);
-    raise(sig);         /* SA_RESETHAND: the default action now */
+    /* SA_RESETHAND: the default action now.  Raised, `sig` stays pending (blocked while its handler
+     * runs); unblocked alone it is delivered here, so the process ends by the first signal.  Left to
+     * the handler's return, a second of the three that came during the removal (blocked by sa_mask)
+     * was delivered with it, the lower number first: a SIGINT during a SIGTERM's cleanup ran this
+     * handler again and ended the process by SIGINT, 130 for 143 (probe s46 leftovers8 finding 2). */
+    raise(sig);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, sig);
+    sigprocmask(SIG_UNBLOCK, &only, NULL);
     errno = saved;
 }
 

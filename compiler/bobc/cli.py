@@ -342,12 +342,79 @@ class Ended(KeyboardInterrupt):
 # what runs, but its Ended carries the first one's number, which is the command's line and exit
 # code (probe s44 signals2 finding 4: a SIGHUP moments after a SIGTERM ended the command 129)
 _ARRIVED: list = []
+# The order they arrived in, from CPython's wakeup pipe (signal.set_wakeup_fd): its C-level handler
+# writes each signal's number there as the signal arrives, while the Python handlers run later, between
+# bytecodes -- and, for two that arrived during one C call (a long hash, a NumPy operation), in the
+# order of their numbers: SIGTERM, then SIGINT, ran _ending for SIGINT first and the command ended
+# `bobc: interrupted`, 130 (probe s46 leftovers8 finding 2).  [read end, write end, the wakeup fd it
+# replaced], while a command runs in the main thread; the numbers it takes (_take_signals).
+_WAKEUP: list = []
+_TAKEN: set = set()
 
 
 def _ending(number, frame) -> None:
-    _ARRIVED.append(number)
+    _ARRIVED.extend(arrived for arrived in _arrivals() if arrived in _TAKEN)
+    if not _ARRIVED:
+        _ARRIVED.append(number)
     _stop_children()
     raise Ended(_ARRIVED[0])
+
+
+def _arrivals() -> list:
+    """The signal numbers the wakeup pipe holds, in the order they arrived (read, so emptied)."""
+    import os
+
+    if not _WAKEUP:
+        return []
+    out = b""
+    while len(out) < 1 << 16:
+        try:
+            chunk = os.read(_WAKEUP[0], 4096)
+        except OSError:                 # empty (non-blocking) or closed
+            break
+        if not chunk:
+            break
+        out += chunk
+    return list(out)
+
+
+def _open_wakeup() -> None:
+    """Point CPython's wakeup fd at a pipe of this command's (the main thread only; none elsewhere)."""
+    import os
+    import signal
+
+    _close_wakeup()
+    try:
+        read, write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        previous = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    except (ValueError, OSError):       # not the main thread
+        os.close(read)
+        os.close(write)
+        return
+    _WAKEUP[:] = [read, write, previous]
+
+
+def _close_wakeup() -> None:
+    """Put back the wakeup fd _open_wakeup replaced, and close its pipe."""
+    import os
+    import signal
+
+    if not _WAKEUP:
+        return
+    read, write, previous = _WAKEUP
+    _WAKEUP.clear()
+    try:
+        signal.set_wakeup_fd(previous)
+    except (ValueError, OSError):
+        pass
+    for fd in (read, write):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 def _stop_children() -> None:
@@ -372,7 +439,11 @@ def _take_signals() -> dict:
     from . import take_signals
 
     _ARRIVED.clear()            # this command's, not an earlier one's of the process
-    return take_signals(_ending)
+    _TAKEN.clear()
+    _open_wakeup()              # before the handlers: a signal between the two is in its order too
+    taken = take_signals(_ending)
+    _TAKEN.update(taken)
+    return taken
 
 
 def _settle(taken: dict) -> None:
@@ -389,6 +460,7 @@ def _restore(taken: dict) -> None:
 
     for number, handler in taken.items():
         signal.signal(number, handler if handler is not None else signal.SIG_DFL)
+    _close_wakeup()
 
 
 def _ending_words(interruption: BaseException) -> str:

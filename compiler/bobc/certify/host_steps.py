@@ -876,9 +876,10 @@ def _checkpoint_homes(plan: Plan, steps, payload: int, out: list, most: int = 1 
     writes(steps, "")
 
 
-def _resident_of(plan: Plan, address: int) -> str:
-    """`parameters` (the global resident holding `address`, at its offset), else the buffer."""
-    for resident in plan.arena.globals:
+def _resident_of(plan: Plan, address: int, named=()) -> str:
+    """`parameters` (the global resident holding `address`, at its offset; `named`: residents a
+    request program names, tried first), else the buffer."""
+    for resident in (*named, *plan.arena.globals):
         if resident.address <= address < resident.address + resident.size:
             offset = address - resident.address
             return f"resident {resident.name}" + (f" at offset {offset:,}" if offset else "")
@@ -1023,7 +1024,7 @@ def _launch_moves(plan: Plan, contracts: dict, index: int, argument_word: int, r
 
 
 def _staged_homes(plan: Plan, steps, payload: int, contracts: dict, out: list, most: int = 1 << 16,
-                  device=None, homes_in=None) -> None:
+                  device=None, homes_in=None, named=()) -> None:
     """_checkpoint_homes for a restore staged through one host area (docs/host-steps.md, "Where a
     checkpoint is saved from", staged): the schedule walked in order, repeats unrolled (at most
     `most` steps), each Submit's and Reissue's submissions' launches followed through their
@@ -1042,7 +1043,9 @@ def _staged_homes(plan: Plan, steps, payload: int, contracts: dict, out: list, m
 
     `device`: the device address of a host step's host address (a request program's layout maps a
     buffer at another host address than its GPU one: certify.request_schedule), else the same;
-    `homes_in`: the places a payload byte's home may be (plan.arena.globals unless given)."""
+    `homes_in`: the places a payload byte's home may be (plan.arena.globals unless given); `named`:
+    residents (plan.model.Resident) a finding names a place by before the plan's own and its buffers
+    -- a request program's, nvidiaPlanHostRequestCommandsNamed's -- and nothing else reads."""
     from ..nvidia.encode import plan_parameter_base
     from .pointers import ByAddress
 
@@ -1116,13 +1119,14 @@ def _staged_homes(plan: Plan, steps, payload: int, contracts: dict, out: list, m
                     continue
                 staged = (f" (staged: {span(host + (a - start), b - a)} holds them, put there by {via})"
                           if via else "")
+                source, home = _resident_of(plan, saved, named), _resident_of(plan, restored, named)
                 out.append(Finding(
                     "host-step",
                     f"the host's {name} writes checkpoint payload bytes [{a:,}, {b:,}) from "
-                    f"{span(saved, b - a)} ({_resident_of(plan, saved)}){staged}, but a resume puts those bytes "
-                    f"into {span(restored, b - a)} ({_resident_of(plan, restored)}) through its staged restore: "
-                    f"a resume would load what {_resident_of(plan, saved)} held there as "
-                    f"{_resident_of(plan, restored)} and train from it; gather the chunk from the address the "
+                    f"{span(saved, b - a)} ({source}){staged}, but a resume puts those bytes "
+                    f"into {span(restored, b - a)} ({home}) through its staged restore: "
+                    f"a resume would load what {source} held there as "
+                    f"{home} and train from it; gather the chunk from the address the "
                     f"restore scatters it to ({restored:#x}), or scatter it back to the one this save gathers "
                     f"({saved:#x})", at))
                 refused.add(name)

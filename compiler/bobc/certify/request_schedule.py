@@ -43,6 +43,8 @@ CALLS = {
         "fills", "learner", "steps"),
 }
 CALLS[f"{LIBRARY}.nvidiaPlanHostRequestCommandsFresh"] = ("fresh",) + CALLS[f"{LIBRARY}.nvidiaPlanHostRequestCommands"]
+# the same program, its arena residents named for the staged-restore findings (request_staged_findings)
+CALLS[f"{LIBRARY}.nvidiaPlanHostRequestCommandsNamed"] = ("residents",) + CALLS[f"{LIBRARY}.nvidiaPlanHostRequestCommands"]
 PROGRAM_FAMILY = "NativePhysicalProgram"
 _MOST = 100_000          # terms walked looking for the call (the walk evaluates nothing but heads)
 
@@ -165,8 +167,11 @@ def request_staged_findings(program, call: dict, whole_program, contracts: dict)
     (`//@ copy`) followed from the restore's staging area to the places each payload byte ends in,
     and each publication's save held to them (docs/host-steps.md, "A request program's schedule").
 
-    A request program names no arena residents: a payload byte's home is the layout's buffer it
-    ends in (outside the staging areas), and a finding names the buffer and the offset in it.  The
+    A payload byte's home is the layout's buffer it ends in (outside the staging areas).  A finding
+    names the buffer and the offset in it -- or, where the program is nvidiaPlanHostRequestCommandsNamed's,
+    the arena resident holding the address by its plan name (`resident parameters at offset 64`;
+    probe s46 leftovers8 finding 1).  The residents name places and nothing else: the walk, the
+    launches' footprints and the homes are the same with and without them.  The
     layout maps a buffer at a host address of its own (NvidiaPlanHostBuffer's host and gpu), so a
     step's host address is held at its buffer's GPU address, where the launches' copies read and
     write.  Nothing is found (the rule does not apply) where the restore is not staged."""
@@ -194,6 +199,11 @@ def request_staged_findings(program, call: dict, whole_program, contracts: dict)
     plan = Plan(program=whole_program, arena=DeviceArena((), (), ()),
                 host_buffers=tuple(HostBuffer(name, gpu, extent) for name, gpu, _, extent in buffers))
     places = tuple(Resident(name, gpu, extent, 1) for name, gpu, _, extent in buffers)
+    named = ()
+    if "residents" in call:
+        from ..plan.extract import extract_residents
+
+        named = extract_residents(program, call["residents"], "the request's residents")
     out: list = []
-    rules._staged_homes(plan, steps, payload, contracts, out, device=device, homes_in=places)
+    rules._staged_homes(plan, steps, payload, contracts, out, device=device, homes_in=places, named=named)
     return out

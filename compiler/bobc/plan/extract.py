@@ -749,6 +749,11 @@ def _residents(r: _Reader, value, what: str) -> tuple[Resident, ...]:
     return tuple(out)
 
 
+def extract_residents(program, value, where: str = "the residents") -> tuple[Resident, ...]:
+    """An ArenaResidents value -> its residents, each at the place the plan wrote it."""
+    return _residents(_Reader(program, where), value, "resident")
+
+
 def extract_arena(program, windows, globals_, phases, where: str = "the device arena") -> DeviceArena:
     """ArenaResidents (windows, globals) and DeviceArenaPhases -> DeviceArena."""
     r = _Reader(program, where)

@@ -19,8 +19,8 @@ Correctness first, speed second (sass-facts.md "Control codes and latencies"):
   a block barrier (BAR) waits the scoreboards only (BARRIER_DRAIN);
   a loop's back edge (a BRA to an earlier instruction) covers a
   fixed latency only as far as the loop needs it: the result must be ready
-  when its first reader (or writer) after the loop's label issues, counting
-  the cycles the loop spends before it (BACK_EDGE below);
+  when each of its readers (and its first writer) after the loop's label
+  issues, counting the cycles the loop spends before it (BACK_EDGE below);
 - explicit control codes are kept as written and their effects tracked.
 """
 from __future__ import annotations
@@ -218,12 +218,17 @@ DEPBAR_STALL = 4
 # BACK_EDGE.  A loop ends in a branch back to its label; draining there would stall every
 # iteration until the last tensor-core product's result is ready (HMMA: 26 cycles), though
 # the loop's first reader of that accumulator issues many cycles after the label.  On the
-# taken path a fixed-latency result r need only be ready when the first instruction from
-# the label that touches r issues: the branch's own issue and stall, plus the issue cycles
+# taken path a fixed-latency result r need only be ready when each instruction from the
+# label that reads r issues (with that reader's own delay, as straight-line code times it),
+# up to the first that writes r: the branch's own issue and stall, plus the issue cycles
 # from the label to that instruction, already fixed when the branch is scheduled (later
-# scheduling only lengthens stalls, never shortens).  The search stops at the first label or
+# scheduling only lengthens stalls, never shortens).  (Timed by the first instruction that
+# touched r alone, a later reader that takes its operands later -- a DADD one cycle after an
+# IADD3 of the same ALU result -- was up to 2 cycles short of this rule, covered only by the
+# branch's stall; no shipped kernel's bytes depended on it: tests/sass/
+# test_back_edge_every_reader_s46.py.)  The search stops at the first label or
 # control-flow instruction after the loop's label (a shorter path may join or leave there):
-# r must be ready by then.  (Only a branch or EXIT is needed there: a label joins paths, and the
+# r, unless written before, must be ready by then for any reader.  (Only a branch or EXIT is needed there: a label joins paths, and the
 # path from the loop's label issues the same instructions at the same offsets whoever else
 # reaches it, so stopping at one is conservative.  And the needs are asked of the branch's own
 # issue cycle, so its stall, at least 5, is a margin on top unless the branch holds the rest
@@ -536,8 +541,10 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
 def _back_edge_needs(items: list[Item], issue: list[int], state: _State, label: int,
                      branch: int) -> list[tuple[int, tuple[str, int]]]:
     """(cycle the branch's target must issue no earlier than, register) for each outstanding
-    fixed-latency result at a branch back to `label` (BACK_EDGE): its ready cycle less the
-    issue cycles from the label to the first instruction there that touches it."""
+    fixed-latency result at a branch back to `label` (BACK_EDGE): its ready cycle, less the issue
+    cycles from the label, at every instruction there that reads it (with that reader's own delay,
+    _consumer_delay, as straight-line code times it) or writes it, up to its first writer; one not
+    written before the search stops must be ready, for any reader, where it stops."""
     stop = branch
     for k in range(label + 1, branch):
         if items[k].label_here or items[k].opcode in BACK_EDGE_STOPS:
@@ -547,23 +554,29 @@ def _back_edge_needs(items: list[Item], issue: list[int], state: _State, label: 
     needs = []
     worst = max(CROSS_PIPE + EARLY_OPERAND_FETCH, MMA_OPERAND_DELAY)
 
-    def first_touch(reg):
+    def uses(reg, guards: bool):
+        """(instruction, reads it, writes it) from the label to the stop, up to its first writer."""
         for k in range(label, stop):
             body = items[k]
-            if reg in body.reads or reg in body.writes or body.guard == reg:
-                return k
-        return None
+            read = reg in body.reads if not guards else (
+                body.guard == reg or (body.opcode in PREDICATE_READ_AT_DISPATCH and reg in body.reads))
+            written = reg in body.writes
+            if read or written:
+                yield k, read, written
+            if written:
+                return
+        yield None, False, False
 
     for reg, cycle in state.ready.items():
-        k = first_touch(reg)
-        if k is None:
-            needs.append((cycle + worst - span_to_stop, reg))
-        else:
-            delay = _consumer_delay(state, reg, items[k]) if reg in items[k].reads else 0
+        for k, read, written in uses(reg, False):
+            if k is None:
+                needs.append((cycle + worst - span_to_stop, reg))
+                continue
+            delay = _consumer_delay(state, reg, items[k]) if read else 0
             needs.append((cycle + delay - (issue[k] - issue[label]), reg))
     for reg, cycle in state.guard_ready.items():
-        k = first_touch(reg)
-        needs.append((cycle - (span_to_stop if k is None else issue[k] - issue[label]), reg))
+        for k, _, _ in uses(reg, True):
+            needs.append((cycle - (span_to_stop if k is None else issue[k] - issue[label]), reg))
     return needs
 
 

@@ -495,7 +495,33 @@ def _parse_const(text: str) -> Const:
     return Const(bank, offset, index, symbol=symbol)
 
 
+# a register with suffixes inside an address's brackets, read or not (`R2.reuse.64`, `R2.X3`)
+_ADDRESS_REGISTER = re.compile(r"^(R\d+|RZ|UR\d+|URZ)((?:\.[A-Za-z0-9_]+)+)$")
+_ADDRESS_SUFFIXES = (".64", ".X4", ".X8", ".X16", ".U32")
+
+
+def _within(text: str, piece: str) -> tuple[int, int] | None:
+    """(offset, length) of `piece` in the operand `text` (the caret under it), else None."""
+    at = text.find(piece)
+    return (at, len(piece)) if at >= 0 else None
+
+
+def _address_suffix_problem(text: str, register: str, suffixes: str) -> str:
+    """Why a register inside an address is refused: a `.reuse` there (probe s46 leftovers8 finding 5:
+    `[R2.reuse.64]` was "expected an integer, found 'R2.reuse.64'"), or a suffix no address takes."""
+    parts = ["." + p for p in suffixes.split(".")[1:]]
+    if any(p.lower() == ".reuse" for p in parts):
+        kept = register + "".join(p for p in parts if p.lower() != ".reuse")
+        return (f"'.reuse' inside an address ('{_quoted(text)}'): the operand reuse cache holds an instruction's "
+                f"register sources, never an address's registers (nvdisasm prints .reuse only on a source "
+                f"operand); write {kept} there")
+    return (f"register {register} with the suffix {suffixes} inside an address ('{_quoted(text)}'): an address's "
+            f"register takes at most one of {', '.join(_ADDRESS_SUFFIXES)} (a 64-bit base, a scaled index, a "
+            f"32-bit offset register)")
+
+
 def _parse_memory(text: str) -> Mem:
+    written = text
     desc = None
     m = re.match(r"^desc\[(UR\d+|URZ)\]\s*(\[.*\])$", text)
     if m:
@@ -510,6 +536,10 @@ def _parse_memory(text: str) -> Mem:
         body = term.lstrip("+")
         rm = re.match(r"^(R\d+|RZ|UR\d+|URZ)(\.64|\.X4|\.X8|\.X16|\.U32)?$", body)
         if not rm:
+            shaped = _ADDRESS_REGISTER.match(body)
+            if shaped:
+                raise SyntaxProblem(_address_suffix_problem(written, shaped.group(1), shaped.group(2)),
+                                    within=_within(written, body))
             offset += _parse_int(body)
         elif base is None and not rm.group(1).startswith("U"):
             base = parse_register(rm.group(1))

@@ -57,7 +57,7 @@ from .memory import Memory, Residency
 from .lanes import Divergence, first_clash
 from .races import BlockOrder
 from .warps import WarpOrder
-from .sass_frontend import Instruction, Operand
+from .sass_frontend import NO_SCOREBOARD, Instruction, Operand
 from .limits import MAX_STEPS
 
 # what a race between two warps of one block says (shared or global bytes: Launch._warp_race, Launch._race)
@@ -3588,9 +3588,8 @@ class Launch:
             if racing.any():
                 first = int(offset[np.argmax(racing)])
                 self._fail(ins, f"shared-memory access at {first:#x} ({size} bytes) reaches bytes an LDGSTS copy "
-                                f"has not yet landed: wait for its group (LDGDEPBAR with write scoreboard 0, then DEPBAR.LE SB0, N) "
-                                f"and a barrier "
-                                f"before touching its destination", thread=self._first(mask, racing))
+                                f"has not yet landed: {self._copy_wait(int(index[np.argmax(racing)]))}, and a "
+                                f"barrier, before touching its destination", thread=self._first(mask, racing))
         return index
 
     def _order_warps(self, ins, index: np.ndarray, mask, writes: bool) -> None:
@@ -3820,6 +3819,31 @@ class Launch:
             self.copy_pending = np.zeros(len(self.shared), dtype=bool)
         self.copy_pending[index[:, None] + np.arange(size)] = True
 
+    def _copy_wait(self, byte: int) -> str:
+        """What waits for the LDGSTS copy of shared byte `byte` (its index in self.shared), in the kernel's
+        terms: its group's commit (none yet: an LDGDEPBAR) and the DEPBAR.LE on the scoreboard the commit
+        counted it on (probe s46 leftovers8 finding 4: the message said "LDGDEPBAR with write scoreboard 0,
+        then DEPBAR.LE SB0, N" whatever scoreboard the kernel's LDGDEPBAR had set)."""
+        def holds(copies) -> bool:
+            return any((index == byte).any() for index, _ in copies)
+
+        if holds(self.copies_open):
+            return ("its copy is in no group yet: commit it (LDGDEPBAR, a write scoreboard n set: W0 as ptxas "
+                    "does), then wait for the group (DEPBAR.LE SBn, N: at most N newer groups left in flight)")
+        for k, (sb, copies) in enumerate(self.copy_groups):
+            if not holds(copies):
+                continue
+            if sb == NO_SCOREBOARD:
+                return ("its group was committed on no scoreboard (an LDGDEPBAR with W-): set one on the "
+                        "LDGDEPBAR (W0 as ptxas does) and wait for the group with DEPBAR.LE SB0, N")
+            newer = sum(1 for counted, _ in self.copy_groups[k + 1:] if counted == sb)
+            return (f"its group was committed on scoreboard {sb} (its LDGDEPBAR's W{sb}): wait for it with "
+                    f"DEPBAR.LE SB{sb}, {newer:#x}"
+                    + (f" (the {newer} newer group{'s' if newer != 1 else ''} on SB{sb} may stay in flight)"
+                       if newer else "")
+                    + (", not on another scoreboard" if sb else ""))
+        return "wait for its group (LDGDEPBAR with a write scoreboard n, then DEPBAR.LE SBn, N)"
+
     def op_LDGDEPBAR(self, ins, mods, o, mask):
         """cp.async.commit_group: the copies issued since the last one form a group."""
         # the group is counted on the scoreboard LDGDEPBAR sets (its write scoreboard; 7: none), and
@@ -3835,11 +3859,14 @@ class Launch:
                 self.copy_pending[index] = False
 
     def op_DEPBAR(self, ins, mods, o, mask):
-        """cp.async.wait_group N (DEPBAR.LE SB0, N): all but the newest N groups complete.  Groups
-        are the launch's (its warps issue LDGSTS, LDGDEPBAR and DEPBAR converged, as ptxas's code
-        and ours do)."""
-        if len(o) != 2 or o[0].kind != "sb" or o[0].index != 0 or "LE" not in mods:
-            self._unmodeled(ins, f"{ins.full_opcode} (DEPBAR.LE SB0, N: cp.async.wait_group)")
+        """cp.async.wait_group N (DEPBAR.LE SBn, N): all but the newest N groups counted on scoreboard n
+        complete -- ptxas counts them on SB0; a group its LDGDEPBAR counted on SB1 is waited by DEPBAR.LE
+        SB1, N alike (docs/simulator.md: before probe s46 leftovers8 any n but 0 was refused as "not
+        modeled", naming SB0's form).  Groups are the launch's (its warps issue LDGSTS, LDGDEPBAR and
+        DEPBAR converged, as ptxas's code and ours do)."""
+        if len(o) != 2 or o[0].kind != "sb" or not 0 <= o[0].index <= 5 or "LE" not in mods:
+            self._unmodeled(ins, f"{ins.text.strip()} (the simulator models DEPBAR.LE SBn, N, n 0..5: "
+                                 f"cp.async.wait_group, its groups counted on scoreboard n)")
         keep, sb = int(o[1].value), o[0].index
         while sum(1 for counted, _ in self.copy_groups if counted == sb) > keep:
             first = next(k for k, (counted, _) in enumerate(self.copy_groups) if counted == sb)

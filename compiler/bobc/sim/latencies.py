@@ -133,8 +133,10 @@ def raw_table(arch: str) -> dict:
 # fp16 (HSETP2 ...), fp64 (DSETP: RedirectedFP64), udp (a uniform-datapath instruction's uniform
 # predicate, UPredLatencySM80 Udp: a uniform reader 4, a vector reader 6, a guard 11 (UGuard: the guard row,
 # any instruction's @UPn), a branch 9 and an LDC / MMA operand 11 -- the decoupled row's 13 covers both; ptxas
-# guards `@UP1 UIADD3` 12 cycles after the UISETP.GE.AND.EX that writes UP1, and never sooner (user_forms.ptx
-# param_compares, both targets: 12, 12, 14, 16; the guard row's 13 refused it before s44)) and voteu (VOTEU's uniform
+# guards `@UP1 UIADD3` 12 cycles after the UISETP.GE.AND.EX that writes UP1 (user_forms.ptx param_compares, both
+# targets: 12, 12, 14, 16; the guard row's 13 refused it before s44) -- a run of S02 uniform instructions, where 11
+# cannot occur -- and `@!UP0 ULDC` 11 cycles after its UISETP on sm_90 (ptxas 13: probe s46 leftovers8,
+# tests/sim/test_uniform_guard_latency_s46.py), so 11 is ptxas's minimum too) and voteu (VOTEU's uniform
 # predicate, UPredLatencySM80 VoteU: a vector or uniform operand 1, a guard 5, a branch 2, an
 # LDC/MMA 5 -- the guard/decoupled rows' 5 cover both; ptxas's sm_90 code guards a uniform
 # instruction 5 cycles after the VOTEU.ALL that writes its predicate, tests/sass/data corpus
