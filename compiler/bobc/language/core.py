@@ -384,7 +384,7 @@ def _too_large(name: str, bits: int) -> LimitExceeded:
     return LimitExceeded(f"{name} computes a natural of {bits:,} bits", limits.NATURAL_BITS)
 
 
-# ---- work charged to the step budget (docs/limits.md, "evaluation steps") ---------
+# ---- work charged to the step budget (docs/limits.md's evaluation-steps row) ------
 #
 # A step is ~3-10 us of evaluation; a primitive on a large value does far more work than
 # that in one call (a 256 MiB bytes-from-nat-le, a product of two 131,071-bit naturals),
