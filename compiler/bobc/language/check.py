@@ -138,7 +138,21 @@ class Checker:
         return self.error(term, f"type mismatch: {what} should have type\n"
                                 f"    {self.show(ctx, expected)}\n  but has type\n"
                                 f"    {self.show(ctx, found)}",
-                          hint=self._too_few_hint(ctx, term, expected, found))
+                          hint=self._too_few_hint(ctx, term, expected, found)
+                          or self._universe_hint(term, expected, found))
+
+    def _universe_hint(self, term, expected, found) -> str | None:
+        """A type in a universe above the one expected (`def T : Type 0 = Type 0`): the rule,
+        and the level to write (probe s46 plantexts2)."""
+        found, expected = force(found), force(expected)
+        if type(found) is not VType or type(expected) is not VType or found.level <= expected.level:
+            return None
+        current = self.current
+        body = current is not None and getattr(current, "body", None) is term
+        declare = (f"declare it `def {_shown_name(current.name)} : Type {found.level} = ...`" if body
+                   else f"what holds it needs Type {found.level}")
+        return (f"Type n : Type n+1, and a pi that takes a Type n is in Type n+1: this is in "
+                f"Type {found.level}, so {declare}")
 
     def _too_few_hint(self, ctx, term, expected, found) -> str | None:
         """A function where a value of a type that is not a function's belongs: given too few
