@@ -739,6 +739,9 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
                     "write the '(' it was meant to close")
         elif str(token) == "where":
             hint = _WHERE_HINT
+        elif str(token) == ")" and _code_before(text, token.start_pos)[1] == "(":
+            hint = ("`()` holds no expression ((e) is e): write a value or a form between the "
+                    "parentheses, or delete them")
         elif str(token) == "." and _code_before(text, token.start_pos)[1] == "import":
             hint = _relative_import(text, offset)
         else:
@@ -773,6 +776,18 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
                                        'quote as \\" inside it')
             if position == 0 or text[position - 1] != "b":
                 hint = 'text is written as a byte string: b"..." (escapes \\xNN \\n \\t \\" ...)'
+            else:
+                glued = re.search(r"[A-Za-z0-9_'-]+$", text[:position])
+                if glued and glued.group(0) != "b":
+                    # `fb"x"`: the name `fb` ran into the string (probe s46 plantexts2)
+                    name = glued.group(0)[:-1]
+                    hint = (f'this was read as the name {glued.group(0)} and then a \'"\': put a space '
+                            f'before the byte string ({name} b"...", e.g. {name} b"x")')
+        elif char == "-" and error.pos_in_stream > 0 and \
+                _WORD_CHARACTER.match(text[error.pos_in_stream - 1]) and \
+                not _WORD_CHARACTER.match(text[error.pos_in_stream + 1:error.pos_in_stream + 2] or " "):
+            hint = ("a name does not end with '-' (a '-' joins two parts of a name, as in nat-add); "
+                    "delete it, or write the rest of the name")
         elif char == "-" and text[error.pos_in_stream + 1:error.pos_in_stream + 2].isdigit():
             hint = ("the language has natural numbers only, no negative literals; subtract with "
                     "(nat-subtract a b), which gives 0 when b > a")
