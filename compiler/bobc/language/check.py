@@ -29,8 +29,8 @@ from .quote import (
     shown_value,
 )
 from .values import (
-    BYTES_TYPE, NAT_TYPE, HPrim, HVar, VBytes, VCon, VEqual, VFamily, VNat, VNeutral, VPi, VType,
-    force,
+    BYTES_TYPE, NAT_TYPE, HPrim, HVar, VBytes, VCon, VEqual, VFamily, VLam, VNat, VNeutral, VPi,
+    VPrimFn, VType, force,
 )
 
 
@@ -138,7 +138,21 @@ class Checker:
         return self.error(term, f"type mismatch: {what} should have type\n"
                                 f"    {self.show(ctx, expected)}\n  but has type\n"
                                 f"    {self.show(ctx, found)}",
-                          hint=self._too_few_hint(ctx, term, expected, found))
+                          hint=self._too_few_hint(ctx, term, expected, found)
+                          or self._universe_hint(term, expected, found))
+
+    def _universe_hint(self, term, expected, found) -> str | None:
+        """A type in a universe above the one expected (`def T : Type 0 = Type 0`): the rule,
+        and the level to write (probe s46 plantexts2)."""
+        found, expected = force(found), force(expected)
+        if type(found) is not VType or type(expected) is not VType or found.level <= expected.level:
+            return None
+        current = self.current
+        body = current is not None and getattr(current, "body", None) is term
+        declare = (f"declare it `def {_shown_name(current.name)} : Type {found.level} = ...`" if body
+                   else f"what holds it needs Type {found.level}")
+        return (f"Type n : Type n+1, and a pi that takes a Type n is in Type n+1: this is in "
+                f"Type {found.level}, so {declare}")
 
     def _too_few_hint(self, ctx, term, expected, found) -> str | None:
         """A function where a value of a type that is not a function's belongs: given too few
@@ -615,11 +629,28 @@ class Checker:
         return apply(motive, term.target.lazy(ctx.env))
 
 
+_FUNCTION_VALUES = (VLam, VPrimFn)
+
+
 def _disagreement(level, left, right):
     """The first pair of values where two non-convertible values differ: through fields of one
-    constructor (a bounded number of levels), else the pair itself, forced."""
+    constructor, and into two functions' bodies applied to a fresh variable as conversion
+    compares them (a bounded number of levels: `(lambda y . (nat-add y 0))` against `(lambda z .
+    z)` differ at `(nat-add y 0)` against `y`, stuck, not two values: probe s46 plantexts2), else
+    the pair itself, forced."""
     left, right = force(left), force(right)
     for _ in range(64):
+        kinds = (type(left), type(right))
+        if all(k in _FUNCTION_VALUES or k is VNeutral for k in kinds) and \
+                any(k in _FUNCTION_VALUES for k in kinds):
+            if VLam in kinds and kinds[0] is kinds[1] and \
+                    left.term.multiplicity != right.term.multiplicity:
+                break
+            binder = left if kinds[0] is VLam else right if kinds[1] is VLam else None
+            variable = fresh(level, binder.term.name if binder is not None else "x")
+            left, right = force(apply(left, variable)), force(apply(right, variable))
+            level += 1
+            continue
         if not (type(left) is VCon and type(right) is VCon and left.ctor is right.ctor):
             break
         for x, y in zip(left.fields, right.fields):

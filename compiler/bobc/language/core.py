@@ -384,6 +384,26 @@ def _too_large(name: str, bits: int) -> LimitExceeded:
     return LimitExceeded(f"{name} computes a natural of {bits:,} bits", limits.NATURAL_BITS)
 
 
+# ---- work charged to the step budget (docs/limits.md's evaluation-steps row) ------
+#
+# A step is ~3-10 us of evaluation; a primitive on a large value does far more work than
+# that in one call (a 256 MiB bytes-from-nat-le, a product of two 131,071-bit naturals),
+# so a loop of them within every size limit ran for hours on a few million steps (probe s46
+# plantexts2 finding 1).  Each such call charges the work it is about to do, before doing
+# it: one step per WORK_BYTES bytes built or read, and for the super-linear arithmetic the
+# product of its operands' bits shifted down to about one step per 10 us (measured on the
+# development machine).  Word-sized work charges 0.
+WORK_BYTES_SHIFT = 12            # one step per 4,096 bytes
+PRODUCT_SHIFT = 24               # nat-multiply, nat-power: bits x bits / 2^24
+DIVISION_SHIFT = 21              # nat-divide, nat-modulo: (quotient bits x divisor bits) / 2^21
+ROOT_SHIFT = 22                  # nat-square-root: bits x bits / 2^22
+
+
+def _charge(steps: int) -> None:
+    if steps:
+        _burn(steps, None)
+
+
 def _add(a, b, _ceiling=_NAT_CEILING):
     result = a + b
     if result >= _ceiling:
@@ -392,10 +412,31 @@ def _add(a, b, _ceiling=_NAT_CEILING):
 
 
 def _multiply(a, b, _ceiling=_NAT_CEILING):
+    _charge((a.bit_length() * b.bit_length()) >> PRODUCT_SHIFT)
     result = a * b
     if result >= _ceiling:
         raise _too_large("nat-multiply", result.bit_length())
     return result
+
+
+def _division_work(a, b) -> int:
+    bits = b.bit_length()
+    return (max(a.bit_length() - bits + 1, 0) * bits) >> DIVISION_SHIFT
+
+
+def _divide(a, b, _divide=PRIMITIVES["nat-divide"].implementation):
+    _charge(_division_work(a, b))
+    return _divide(a, b)
+
+
+def _modulo(a, b, _modulo=PRIMITIVES["nat-modulo"].implementation):
+    _charge(_division_work(a, b))
+    return _modulo(a, b)
+
+
+def _square_root(a, _root=PRIMITIVES["nat-square-root"].implementation):
+    _charge((a.bit_length() * a.bit_length()) >> ROOT_SHIFT)
+    return _root(a)
 
 
 def _power(base, exponent):
@@ -409,6 +450,10 @@ def _power(base, exponent):
         least = "at least " if bits.bit_length() <= 64 else ""
         raise LimitExceeded(f"nat-power {shown} ^ {_amount(exponent)} computes a natural of "
                             f"{least}{_amount(bits)} bits", limits.NATURAL_BITS)
+    if base > 1:
+        # at most 2 L exponent bits (the bound above): charged as one product of that size
+        bits = base.bit_length() * exponent
+        _charge((bits * bits) >> PRODUCT_SHIFT)
     result = base ** exponent
     if result >= _NAT_CEILING:
         raise _too_large("nat-power", result.bit_length())
@@ -425,6 +470,7 @@ def _shift_left(value, shift):
 
 
 def _to_nat_le(data, _ceiling=_NAT_CEILING):
+    _charge(len(data) >> WORK_BYTES_SHIFT)
     result = int.from_bytes(data, "little")
     if result >= _ceiling:
         raise _too_large("bytes-to-nat-le", result.bit_length())
@@ -435,6 +481,7 @@ def _append(x, y):
     if len(x) + len(y) > limits.BYTES_LENGTH:
         raise LimitExceeded(f"bytes-append computes {len(x) + len(y):,} bytes",
                             limits.BYTES_LENGTH)
+    _charge((len(x) + len(y)) >> WORK_BYTES_SHIFT)
     return x + y
 
 
@@ -442,7 +489,21 @@ def _from_nat_le(value, width):
     if width > limits.BYTES_LENGTH:
         raise LimitExceeded(f"bytes-from-nat-le asks for {_amount(width)} bytes",
                             limits.BYTES_LENGTH)
+    _charge(width >> WORK_BYTES_SHIFT)
+    if value.bit_length() <= 8 * width:     # no reduction: skip a modulus of 8 x width bits
+        return value.to_bytes(width, "little")
     return _FROM_NAT_LE(value, width)
+
+
+def _slice(data, start, count, _slice=PRIMITIVES["bytes-slice"].implementation):
+    _charge(min(count, max(len(data) - start, 0)) >> WORK_BYTES_SHIFT)
+    return _slice(data, start, count)
+
+
+def _bytes_equal(x, y, _equal=PRIMITIVES["bytes-equal"].implementation):
+    if len(x) == len(y):
+        _charge(len(x) >> WORK_BYTES_SHIFT)
+    return _equal(x, y)
 
 
 # name -> the implementation with the size limits; the others are used as they are
@@ -454,6 +515,12 @@ _GUARDED = {
     "bytes-to-nat-le": _to_nat_le,
     "bytes-append": _append,
     "bytes-from-nat-le": _from_nat_le,
+    # these only charge their work to the step budget
+    "nat-divide": _divide,
+    "nat-modulo": _modulo,
+    "nat-square-root": _square_root,
+    "bytes-slice": _slice,
+    "bytes-equal": _bytes_equal,
 }
 
 

@@ -737,6 +737,13 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
         elif str(token) == ")" and not _unclosed_parentheses(text, offset):
             hint = ("this ')' closes no '(': every '(' before it is closed already; delete it, or "
                     "write the '(' it was meant to close")
+        elif str(token) == "where":
+            hint = _WHERE_HINT
+        elif str(token) == ")" and _code_before(text, token.start_pos)[1] == "(":
+            hint = ("`()` holds no expression ((e) is e): write a value or a form between the "
+                    "parentheses, or delete them")
+        elif str(token) == "." and _code_before(text, token.start_pos)[1] == "import":
+            hint = _relative_import(text, offset)
         else:
             hint = (_after_module_path(text, offset) or _bare_module_path(text, offset, error.expected)
                     or _colon_equals(text, offset, token)
@@ -769,6 +776,18 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
                                        'quote as \\" inside it')
             if position == 0 or text[position - 1] != "b":
                 hint = 'text is written as a byte string: b"..." (escapes \\xNN \\n \\t \\" ...)'
+            else:
+                glued = re.search(r"[A-Za-z0-9_'-]+$", text[:position])
+                if glued and glued.group(0) != "b":
+                    # `fb"x"`: the name `fb` ran into the string (probe s46 plantexts2)
+                    name = glued.group(0)[:-1]
+                    hint = (f'this was read as the name {glued.group(0)} and then a \'"\': put a space '
+                            f'before the byte string ({name} b"...", e.g. {name} b"x")')
+        elif char == "-" and error.pos_in_stream > 0 and \
+                _WORD_CHARACTER.match(text[error.pos_in_stream - 1]) and \
+                not _WORD_CHARACTER.match(text[error.pos_in_stream + 1:error.pos_in_stream + 2] or " "):
+            hint = ("a name does not end with '-' (a '-' joins two parts of a name, as in nat-add); "
+                    "delete it, or write the rest of the name")
         elif char == "-" and text[error.pos_in_stream + 1:error.pos_in_stream + 2].isdigit():
             hint = ("the language has natural numbers only, no negative literals; subtract with "
                     "(nat-subtract a b), which gives 0 when b > a")
@@ -908,6 +927,23 @@ def _bare_module_path(text: str, offset: int, expected) -> str | None:
     where = ("" if "'import'" in {_describe_terminal(n) for n in expected} else
              ", right after the module line (imports come before any def or family)")
     return f"a module path alone on its line: an import is written `import {_shown(line.group(1))}`{where}"
+
+
+# `where` after a definition's value (Haskell, Lean): the language has none (probe s46 plantexts2)
+_WHERE_HINT = ("the language has no `where`: name a local value with (let unrestricted NAME = VALUE in "
+               "BODY) around the expression that uses it, or give it its own `def` line")
+
+
+def _relative_import(text: str, offset: int) -> str:
+    """`import .X` / `import ..X`: an import names the module's whole path (docs/language.md,
+    "Search path"); for `.X` the path of the importing module's folder comes first."""
+    written = re.match(r"\.+([A-Za-z0-9_'.-]*)", text[offset:])
+    dots, rest = len(written.group(0)) - len(written.group(1)), written.group(1).rstrip(".")
+    module = re.match(r"[ \t\ufeff]*(?:--[^\n]*\n|[ \t]*\n)*[ \t]*module[ \t]+([A-Za-z0-9_'.-]+)", text)
+    folder = module.group(1).split(".")[:-1] if module and dots == 1 else []
+    path = ".".join(folder + ([rest] if rest else [])) or "A.B.C"
+    return (f"the language has no relative imports: an import names the module's whole path, from the "
+            f"plan's root, a -I folder or the standard library (`import {path}`)")
 
 
 def _colon_equals(text: str, offset: int, token) -> str | None:

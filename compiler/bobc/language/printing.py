@@ -21,6 +21,17 @@ def format_bytes(data: bytes, always_hex: bool = False) -> str:
     return f'x"{data.hex()}" ({len(data)} byte{"" if len(data) == 1 else "s"})'
 
 
+# levels of indentation a printed value takes; a line deeper than this is written at this
+# level with its own level before it (`[level 40] inner = ...`), so a structure nested through a
+# field that is not the last (a tree grown leftwards) prints in text linear in its size, not
+# quadratic (a 20,000-node chain printed 800 MB: probe s46 plantexts2)
+MAX_INDENT = 32
+
+
+def _deep_pad(indent: int) -> str:
+    return f"{'  ' * MAX_INDENT}[level {indent}] "
+
+
 def format_value(value, always_hex: bool = False, show_type=None) -> str:
     """The value, forced as deep as printing needs, as indented text.
 
@@ -28,6 +39,8 @@ def format_value(value, always_hex: bool = False, show_type=None) -> str:
     constructor's last field, when it is a recursive field (the family itself: a list's
     tail), continues at its parent's indentation: nothing of the parent follows it, so
     the lines stay unambiguous, and a list of n cells prints in O(n) text, not O(n^2).
+    Indentation stops at MAX_INDENT levels (deeper lines carry their level), so any
+    structure prints in text linear in its size.
 
     `show_type(value)` renders a type value (the checker's read-back); without
     it types print as <type>.
@@ -38,7 +51,7 @@ def format_value(value, always_hex: bool = False, show_type=None) -> str:
     while stack:
         prefix, item, indent, inner = stack.pop()
         item = force(item)
-        pad = "  " * indent
+        pad = "  " * indent if indent <= MAX_INDENT else _deep_pad(indent)
         if isinstance(item, VNat):
             lines.append(f"{pad}{prefix}{item.value}")
         elif isinstance(item, VBytes):

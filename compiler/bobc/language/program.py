@@ -307,6 +307,9 @@ class Program:
                               f"on the search path (the plan's root, -I folders, specs/)",
                               hint="write Module.Path.name with a module the plan imports, or the "
                                    "plain name")
+        builtin = None if module else self._built_in(name)
+        if builtin is not None:
+            return builtin
         elsewhere = self.modules_defining(name)
         if not elsewhere:
             from .suggest import modules_declaring
@@ -334,6 +337,35 @@ class Program:
                     hint = f"did you mean {' or '.join(map(shown_name, close))}? " + hint
         return ScopeError(f"no definition {shown_name(name)} in {self.plan_name} or its imports",
                           hint=hint)
+
+    def _built_in(self, name: str) -> BobcError | None:
+        """A built-in name (Nat, Bytes, zero, Type), a primitive or a form's head that no
+        definition of the plan's takes: what it is, and how to see it (a definition that uses it),
+        rather than "no definition" and an import to add (probe s46 plantexts2)."""
+        from .primitives import PRIMITIVES
+        from .resolve import BUILT_IN_NAMES
+        from .syntax import FORM_HEADS
+
+        use = f"bobc eval evaluates a definition: write one that uses it in {self.plan_name}"
+        if name in ("Nat", "Bytes"):
+            return ScopeError(f"{name} is a built-in type, not a definition (its type is Type 0)",
+                              hint=f"{use} (def x : Nat = 3) and evaluate that")
+        if name == "zero":
+            return ScopeError("zero is the built-in natural 0, not a definition",
+                              hint=f"{use} (def x : Nat = 3) and evaluate that")
+        if name == "Type" or name in BUILT_IN_NAMES:
+            return ScopeError(f"{name} is the universe (Type n : Type n+1), not a definition",
+                              hint=f"{use} (def x : Nat = 3) and evaluate that")
+        primitive = PRIMITIVES.get(name)
+        if primitive is not None:
+            example = " ".join('b"abc"' if kind == "Bytes" else str(i + 1)
+                               for i, kind in enumerate(primitive.argument_kinds))
+            return ScopeError(f"{name} is a primitive, not a definition: {name} : {primitive.type}",
+                              hint=f"{use} (def x = ({name} {example})) and evaluate that")
+        if name in FORM_HEADS:
+            return ScopeError(f"{name} is a form of the language, not a definition",
+                              hint=f"{use} (def x : Nat = 3) and evaluate that")
+        return None
 
     def _module_definitions(self, module: str) -> list[str]:
         """The names `module` defines, in its order: its scope's when loaded, else its file's

@@ -96,6 +96,16 @@ def link_visibility(scope: ModuleScope, scopes: dict[str, ModuleScope]):
                         f"in {_where(previous)} and in {_where(thing)}", span, hint=hint)
 
 
+# a built-in type written where a family's name goes ((eliminate Nat ...), (family Bytes)), and
+# no family of that name visible: what the language writes instead (probe s46 plantexts2)
+_BUILT_IN_TYPES = {
+    "Nat": "write Nat alone as the type (not (family Nat)); a natural is a literal or (succ n), "
+           "and recursion on one is (nat-eliminate motive base step n)",
+    "Bytes": 'write Bytes alone as the type (not (family Bytes)); a byte string is a literal b"..." '
+             "or what the bytes- primitives compute (bytes-append, bytes-slice, ...)",
+}
+
+
 class Resolver:
     """Turns one module's surface expressions into core terms."""
 
@@ -120,6 +130,9 @@ class Resolver:
             form = not_a_form_hint(name)
             if form is not None and self._heads_a_form(span):
                 return ScopeError(f"unknown {what} {shown}", span, hint=form)
+        if table_name == "families" and name in _BUILT_IN_TYPES:
+            return ScopeError(f"{name} is a built-in type, not a family", span,
+                              hint=_BUILT_IN_TYPES[name])
         elsewhere = self.program.modules_defining(name, table_name)
         seen = [self.scope.name, *(i.module for i in self.scope.module.imports)]
         hint = f"{self.scope.name} sees its own and its imports' names (modules searched: " \
