@@ -3198,8 +3198,34 @@ class Launch:
         else:
             self._unmodeled(ins)
         j = np.where(valid, j, lane)
+        self._absent_sources(ins, o[2], mask, np.broadcast_to(j, lane.shape))
         self._dst(ins, o[1], value[self.warp_base + j], mask)
         self._dst(ins, o[0], self._full(valid), mask)
+
+    def _absent_sources(self, ins, source, mask, j) -> None:
+        """Refuse a SHFL whose executing lane reads (in range: `j` not its own lane) a lane of its warp that does
+        not execute the instruction -- one a branch sent elsewhere, one that exited or whose guard is false, or no
+        thread at all past a partial warp: PTX shfl.sync leaves that value undefined (the source thread must be
+        active and in membermask), so a GPU reads whatever that lane's register holds, if anything."""
+        active = self._active(mask)
+        reads = active & (j != self.lane)
+        if not reads.any():
+            return
+        absent = reads & ~active[self.warp_base + j]
+        if not absent.any():
+            return
+        thread = int(np.argmax(absent))
+        other = int(j[thread])
+        register = "RZ" if source.index == RZ else f"R{source.index}" if source.kind == "reg" else str(source)
+        fault = SimulationFault(
+            f"{self.g.name}: instruction at {ins.pc:#06x} ({ins.text}): {self.describe_thread(thread)} reads "
+            f"{register} of lane {other}, which does not execute this SHFL (a branch sent it elsewhere, it exited "
+            f"or its guard is false, or the block has no such thread): PTX shfl.sync leaves the value undefined "
+            f"when the source thread is not active ({int(np.count_nonzero(absent))} lanes read an absent one)",
+            hint="converge the warp before the SHFL (move it out of the branch, or put it where every lane it "
+                 "reads reaches it), or choose a distance or lane within the executing lanes")
+        fault.launch, fault.pc, fault.thread, fault.thread_named = self.g.name, ins.pc, thread, True
+        raise fault
 
     def op_VOTE(self, ins, mods, o, mask):
         p = self._full(self.pred(ins, o[-1]))
