@@ -3766,6 +3766,8 @@ class Launch:
     def op_ATOMS(self, ins, mods, o, mask):
         if tuple(mods) == ("CAST", "SPIN") and len(o) == 4:
             return self._atoms_cast_spin(ins, o, mask)
+        if tuple(mods) == ("POPC", "INC", "32") and len(o) == 2:
+            return self._atoms_increment(ins, o, mask)
         if len(o) < 3 or "CAST" in mods or "POPC" in mods:
             self._unmodeled(ins, f"{ins.full_opcode} (ATOMS with a register operand: ADD/MIN/MAX/EXCH/AND/OR/"
                                  "XOR/INC/DEC/CAS)")
@@ -3775,6 +3777,20 @@ class Launch:
         olds = self._atomic(ins, mods, mask, lambda i: self.shared[i:i + 4].view("<u4"), index,
                             self._operand_values(ins, src, mask), swaps)
         self._write_words(ins, d, olds[:, None], mask)
+
+    def _atoms_increment(self, ins, o, mask):
+        """ATOMS.POPC.INC.32 RZ, [a]: ptxas -O3's `atom.shared.add.u32 _, [a], 1` whose result is unused
+        (corpus3.ptx atomics, user_forms.ptx shared_atomic_loop, both targets) -- the word at each executing
+        thread's address gains 1 per thread (the warp's lanes at one address together add their count,
+        the population count the name says), wrapping at 2^32, as that PTX defines.  A result register
+        is refused: ptxas writes none, and NVIDIA publishes no value for it."""
+        if o[0].kind != "reg" or o[0].index != RZ:
+            self._unmodeled(ins, f"{ins.full_opcode} with a result register (R{o[0].index}: ptxas writes RZ there, for "
+                                 "atom.shared.add.u32 of 1 whose result goes unused; no value of the result is "
+                                 "published)")
+        index = self._shared_addresses(ins, o[1], 4, mask)
+        ones = np.ones(index.size, dtype=np.uint32)
+        self._atomic(ins, ("ADD",), mask, lambda i: self.shared[i:i + 4].view("<u4"), index, ones)
 
     def _atoms_cast_spin(self, ins, o, mask):
         """ATOMS.CAST.SPIN Rd, [a], Rcompare, Rnew: a compare-and-store on a shared word that returns
