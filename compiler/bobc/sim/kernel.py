@@ -259,9 +259,17 @@ def code_image(kernel, target: Target, kernel_name: str | None) -> CodeImage:
         else:
             from ..nvidia.decode import read_bounded
 
-            kernel = read_bounded(kernel)      # a cubin or raw words: any file bobc reads, 1 GiB at most
+            path, kernel = kernel, read_bounded(kernel)      # a cubin or raw words: any file bobc reads, 1 GiB at most
+            if kernel[:4] != b"\x7fELF" and kernel and b"\0" not in kernel[:4096] and _is_text(kernel[:4096]):
+                # instruction words hold NULs (RZ's fields, zero offsets); text has none: a listing or source
+                # run as words would only be nvdisasm's "Illegal instruction" at address 0
+                raise UsageError(f"{path} is text, not a cubin or instruction words: a SASS source or an nvdisasm "
+                                 f"listing is run from a Path ending .sass, or from its text (Path.read_text())")
     if isinstance(kernel, str):
         from ..sass.assembler import assemble
+        listed = _listing_kernel(kernel, source_name, kernel_name, target)
+        if listed is not None:
+            return listed
         assembled = assemble(kernel, target, source_name=source_name)
         if not assembled.instructions:
             # the assembler's own refusal (bobc asm, a plan's kernel), not nvdisasm's of no code at all
@@ -280,6 +288,39 @@ def code_image(kernel, target: Target, kernel_name: str | None) -> CodeImage:
     if len(kernel) % sass_frontend.INSTRUCTION_BYTES:
         raise UsageError(f"a code image is a whole number of 16-byte instructions; this one is {len(kernel)} bytes")
     return CodeImage(sass_frontend.code_at(kernel, 0, len(kernel)), MAX_REGISTERS, 0)
+
+
+def _is_text(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as cut:
+        return cut.start >= len(data) - 3          # a character cut at the 4096-byte boundary
+    return True
+
+
+def _listing_kernel(text: str, source_name: str, kernel_name: str | None, target: Target) -> CodeImage | None:
+    """The kernel `kernel_name` of an nvdisasm listing (its one kernel when it holds one), assembled as
+    printed, with the static shared memory its `.nv.shared.<kernel>` section declares (as a cubin's
+    run takes it: the launch's shared_bytes are added, as dynamic shared memory); None for a kernel
+    source.  A name the listing lacks, or none given for a listing of several, is refused naming its
+    kernels (bobc asm --kernel's and a plan's refusal): the whole listing is no one kernel's code."""
+    from ..errors import BobcError, Span
+    from ..sass.assembler import assemble_listing, is_listing, split_listing
+    from ..sass.syntax import parse_source
+
+    lines = parse_source(text, source_name)
+    if not is_listing(lines):
+        return None
+    names = list(split_listing(lines))
+    name = kernel_name if kernel_name is not None else (names[0] if len(names) == 1 else None)
+    if name not in names:
+        raise BobcError(f"the listing holds {len(names)} kernels ({', '.join(names) or 'none'}); "
+                        f"{'kernel ' + repr(kernel_name) + ' is not one of them' if kernel_name else 'name one'}",
+                        Span(source_name, 1, 1), hint="run_kernel(kernel_name=NAME) picks one")
+    assembled = assemble_listing(text, target, source_name)[name]
+    return CodeImage(assembled.code, assembled.registers, assembled.shared_bytes or 0, name,
+                     tuple((i.address, i.span) for i in assembled.instructions if i.span is not None), False,
+                     parameter_base=_listing_parameter_base(text, source_name, name))
 
 
 def _triple(value, what: str) -> tuple[int, int, int]:
