@@ -3198,8 +3198,34 @@ class Launch:
         else:
             self._unmodeled(ins)
         j = np.where(valid, j, lane)
+        self._absent_sources(ins, o[2], mask, np.broadcast_to(j, lane.shape))
         self._dst(ins, o[1], value[self.warp_base + j], mask)
         self._dst(ins, o[0], self._full(valid), mask)
+
+    def _absent_sources(self, ins, source, mask, j) -> None:
+        """Refuse a SHFL whose executing lane reads (in range: `j` not its own lane) a lane of its warp that does
+        not execute the instruction -- one a branch sent elsewhere, one that exited or whose guard is false, or no
+        thread at all past a partial warp: PTX shfl.sync leaves that value undefined (the source thread must be
+        active and in membermask), so a GPU reads whatever that lane's register holds, if anything."""
+        active = self._active(mask)
+        reads = active & (j != self.lane)
+        if not reads.any():
+            return
+        absent = reads & ~active[self.warp_base + j]
+        if not absent.any():
+            return
+        thread = int(np.argmax(absent))
+        other = int(j[thread])
+        register = "RZ" if source.index == RZ else f"R{source.index}" if source.kind == "reg" else str(source)
+        fault = SimulationFault(
+            f"{self.g.name}: instruction at {ins.pc:#06x} ({ins.text}): {self.describe_thread(thread)} reads "
+            f"{register} of lane {other}, which does not execute this SHFL (a branch sent it elsewhere, it exited "
+            f"or its guard is false, or the block has no such thread): PTX shfl.sync leaves the value undefined "
+            f"when the source thread is not active ({int(np.count_nonzero(absent))} lanes read an absent one)",
+            hint="converge the warp before the SHFL (move it out of the branch, or put it where every lane it "
+                 "reads reaches it), or choose a distance or lane within the executing lanes")
+        fault.launch, fault.pc, fault.thread, fault.thread_named = self.g.name, ins.pc, thread, True
+        raise fault
 
     def op_VOTE(self, ins, mods, o, mask):
         p = self._full(self.pred(ins, o[-1]))
@@ -3739,6 +3765,8 @@ class Launch:
     def op_ATOMS(self, ins, mods, o, mask):
         if tuple(mods) == ("CAST", "SPIN") and len(o) == 4:
             return self._atoms_cast_spin(ins, o, mask)
+        if tuple(mods) == ("POPC", "INC", "32") and len(o) == 2:
+            return self._atoms_increment(ins, o, mask)
         if len(o) < 3 or "CAST" in mods or "POPC" in mods:
             self._unmodeled(ins, f"{ins.full_opcode} (ATOMS with a register operand: ADD/MIN/MAX/EXCH/AND/OR/"
                                  "XOR/INC/DEC/CAS)")
@@ -3748,6 +3776,20 @@ class Launch:
         olds = self._atomic(ins, mods, mask, lambda i: self.shared[i:i + 4].view("<u4"), index,
                             self._operand_values(ins, src, mask), swaps)
         self._write_words(ins, d, olds[:, None], mask)
+
+    def _atoms_increment(self, ins, o, mask):
+        """ATOMS.POPC.INC.32 RZ, [a]: ptxas -O3's `atom.shared.add.u32 _, [a], 1` whose result is unused
+        (corpus3.ptx atomics, user_forms.ptx shared_atomic_loop, both targets) -- the word at each executing
+        thread's address gains 1 per thread (the warp's lanes at one address together add their count,
+        the population count the name says), wrapping at 2^32, as that PTX defines.  A result register
+        is refused: ptxas writes none, and NVIDIA publishes no value for it."""
+        if o[0].kind != "reg" or o[0].index != RZ:
+            self._unmodeled(ins, f"{ins.full_opcode} with a result register (R{o[0].index}: ptxas writes RZ there, for "
+                                 "atom.shared.add.u32 of 1 whose result goes unused; no value of the result is "
+                                 "published)")
+        index = self._shared_addresses(ins, o[1], 4, mask)
+        ones = np.ones(index.size, dtype=np.uint32)
+        self._atomic(ins, ("ADD",), mask, lambda i: self.shared[i:i + 4].view("<u4"), index, ones)
 
     def _atoms_cast_spin(self, ins, o, mask):
         """ATOMS.CAST.SPIN Rd, [a], Rcompare, Rnew: a compare-and-store on a shared word that returns

@@ -259,10 +259,23 @@ def code_image(kernel, target: Target, kernel_name: str | None) -> CodeImage:
         else:
             from ..nvidia.decode import read_bounded
 
-            kernel = read_bounded(kernel)      # a cubin or raw words: any file bobc reads, 1 GiB at most
+            path, kernel = kernel, read_bounded(kernel)      # a cubin or raw words: any file bobc reads, 1 GiB at most
+            if kernel[:4] != b"\x7fELF" and kernel and b"\0" not in kernel[:4096] and _is_text(kernel[:4096]):
+                # instruction words hold NULs (RZ's fields, zero offsets); text has none: a listing or source
+                # run as words would only be nvdisasm's "Illegal instruction" at address 0
+                raise UsageError(f"{path} is text, not a cubin or instruction words: a SASS source or an nvdisasm "
+                                 f"listing is run from a Path ending .sass, or from its text (Path.read_text())")
     if isinstance(kernel, str):
         from ..sass.assembler import assemble
+        listed = _listing_kernel(kernel, source_name, kernel_name, target)
+        if listed is not None:
+            return listed
         assembled = assemble(kernel, target, source_name=source_name)
+        if not assembled.instructions:
+            # the assembler's own refusal (bobc asm, a plan's kernel), not nvdisasm's of no code at all
+            from ..errors import BobcError, Span
+            raise BobcError(f"{Path(source_name).name} holds no instructions: a kernel is at least its EXIT",
+                            Span(source_name, 1, 1), hint="write the kernel's instructions, ending with EXIT")
         name, shared = _directives(kernel, source_name, assembled, target)
         return CodeImage(assembled.code, assembled.registers, shared, name,
                          tuple((i.address, i.span) for i in assembled.instructions if i.span is not None), True,
@@ -270,9 +283,44 @@ def code_image(kernel, target: Target, kernel_name: str | None) -> CodeImage:
     kernel = bytes(kernel)
     if kernel[:4] == b"\x7fELF":
         return cubin_kernel(kernel, kernel_name)
+    if not kernel:
+        raise UsageError("the code image holds no instructions: a kernel is at least its EXIT")
     if len(kernel) % sass_frontend.INSTRUCTION_BYTES:
         raise UsageError(f"a code image is a whole number of 16-byte instructions; this one is {len(kernel)} bytes")
     return CodeImage(sass_frontend.code_at(kernel, 0, len(kernel)), MAX_REGISTERS, 0)
+
+
+def _is_text(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as cut:
+        return cut.start >= len(data) - 3          # a character cut at the 4096-byte boundary
+    return True
+
+
+def _listing_kernel(text: str, source_name: str, kernel_name: str | None, target: Target) -> CodeImage | None:
+    """The kernel `kernel_name` of an nvdisasm listing (its one kernel when it holds one), assembled as
+    printed, with the static shared memory its `.nv.shared.<kernel>` section declares (as a cubin's
+    run takes it: the launch's shared_bytes are added, as dynamic shared memory); None for a kernel
+    source.  A name the listing lacks, or none given for a listing of several, is refused naming its
+    kernels (bobc asm --kernel's and a plan's refusal): the whole listing is no one kernel's code."""
+    from ..errors import BobcError, Span
+    from ..sass.assembler import assemble_listing, is_listing, split_listing
+    from ..sass.syntax import parse_source
+
+    lines = parse_source(text, source_name)
+    if not is_listing(lines):
+        return None
+    names = list(split_listing(lines))
+    name = kernel_name if kernel_name is not None else (names[0] if len(names) == 1 else None)
+    if name not in names:
+        raise BobcError(f"the listing holds {len(names)} kernels ({', '.join(names) or 'none'}); "
+                        f"{'kernel ' + repr(kernel_name) + ' is not one of them' if kernel_name else 'name one'}",
+                        Span(source_name, 1, 1), hint="run_kernel(kernel_name=NAME) picks one")
+    assembled = assemble_listing(text, target, source_name)[name]
+    return CodeImage(assembled.code, assembled.registers, assembled.shared_bytes or 0, name,
+                     tuple((i.address, i.span) for i in assembled.instructions if i.span is not None), False,
+                     parameter_base=_listing_parameter_base(text, source_name, name))
 
 
 def _triple(value, what: str) -> tuple[int, int, int]:
@@ -286,7 +334,7 @@ def _triple(value, what: str) -> tuple[int, int, int]:
 def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarray] | None = None,
                shared_bytes: int = 0, *, kernel_name: str | None = None, registers: int | None = None,
                local_bytes: int = 4096, check_hazards: bool = True,
-               cluster=(1, 1, 1), max_steps: int = MAX_STEPS) -> dict[str, np.ndarray]:
+               cluster=(1, 1, 1), max_steps: int = MAX_STEPS, contract: bool = False) -> dict[str, np.ndarray]:
     """Run one launch of `kernel` and return every buffer after it (copies, same dtype and shape).
 
     kernel: SASS source text (str, or a Path ending .sass; assembled by bobc.sass for `target`, its
@@ -310,6 +358,11 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
         the blocks run alone, as a bobc-built launch's do.
     max_steps: the instructions the launch may issue (one per step of the grid, docs/simulator.md
         "Step limit") before it is stopped as a kernel that probably never ends.
+    contract: hold the launch to the SASS source's contract lines (docs/kernel-contracts.md) as a
+        plan's launch is held: its `//@ block`, the words the code reads against those declared,
+        every global access inside the footprint its pointers' extents give on these parameters
+        (each buffer a resident), and each `//@ copy` made exactly.  Refused (UsageError) for a cubin
+        or code words, which carry no contract.
     A fault (bobc.sim.faults.SimulationFault) names the launch, instruction, address and first
     faulting thread; for SASS source its .span is the instruction's line.
     """
@@ -345,6 +398,8 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
         memory_buffers.append(Buffer(name, addresses[name], raw))
         residents.append(Resident(name, addresses[name], raw.size))
     memory = Memory(memory_buffers, [r for r in residents if r.size])
+    held = _held_to_contract(kernel, t, kernel_name, image, block, base, bytes(bank0), residents) \
+        if contract else None
 
     count = registers if registers is not None else image.registers
     if image.source:
@@ -358,8 +413,16 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
                               local_bytes=local_bytes, cluster=cluster,
                               parameters=(base, len(parameters)))
     instructions = sass_frontend.decode(image.code, t.nvdisasm_arch)
+    copies = []
     try:
+        if held is not None:
+            from .contracts import begin_copies
+            memory.footprint, memory.tensor_maps = held.held_to(geometry.name, 0, bytes(bank0))
+            copies = begin_copies(memory, held.copies(geometry.name, 0, bytes(bank0)), geometry.name)
         Launch(geometry, instructions, memory, check_hazards, max_steps).run()
+        if held is not None:
+            from .contracts import end_copies
+            end_copies(memory, copies, geometry.name)
     except SimulationFault as fault:
         if fault.span is None and fault.pc is not None:
             spans = dict(image.spans)
@@ -376,6 +439,52 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
         a = np.asarray(array)
         out[name] = buffer.data.view(a.dtype).reshape(a.shape).copy()
     return out
+
+
+def _held_to_contract(kernel, target: Target, kernel_name, image, block, base: int, bank0: bytes, residents):
+    """The contract a run_kernel launch with contract=True is held to (a bobc.sim.contracts.LaunchContracts
+    of this one kernel, at QMD address 0), after refusing what the launch's words and block alone decide:
+    a block other than `//@ block`'s, and code reading words the contract does not declare (or
+    declares unused), or never reading a declared pointer -- rule 1, at the instruction's line."""
+    from types import SimpleNamespace
+
+    from ..certify.kernels import ContractError, _contract_of, check_code_reads, code_reads
+    from ..certify.pointers import ByAddress
+    from ..errors import BobcError, Span
+    from .contracts import LaunchContracts
+
+    if not (isinstance(kernel, str) or isinstance(kernel, Path) and kernel.suffix == ".sass"):
+        raise UsageError("contract=True holds the launch to a SASS source's contract lines (//@ ...); a cubin or "
+                         "code words carry none: pass the kernel's .sass source")
+    if isinstance(kernel, Path):
+        from ..sass.source import read_source
+        path, text = kernel, read_source(kernel)
+    else:
+        path, text = Path(kernel_name or "<kernel>"), kernel
+    identity = image.name or path.name
+    try:
+        contract = _contract_of(path, identity, text)
+    except ContractError as problem:
+        raise BobcError(*problem.placed()) from None
+    if contract.block is not None and tuple(contract.block) != tuple(block):
+        line = next((n for n, written in enumerate(text.splitlines(), start=1)
+                     if written.lstrip().startswith("//@") and written.lstrip()[3:].split()[:1] == ["block"]), 1)
+        declared = " ".join(str(v) for v in contract.block)
+        raise BobcError(f"kernel {identity}: the launch's block {tuple(block)} is not the one its contract declares "
+                        f"(//@ block {declared}): its code indexes its threads for that block",
+                        Span(str(path), line, 1),
+                        hint=f"launch it with block={tuple(contract.block)}, or change the `//@ block` line with the code")
+    reads, problems = code_reads(path, image.code, base, target, text=text)
+    if problems:
+        raise BobcError(f"kernel {identity}: its parameter reads cannot be read off its code: {problems[0]}")
+    findings = check_code_reads(contract, tuple(reads))
+    if findings:
+        first = findings[0]
+        more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
+        raise BobcError(first.message + more, first.at, hint=first.hint or
+                        "declare every parameter word the code reads (//@ param), and read every pointer declared")
+    return LaunchContracts({identity: contract}, {0: identity}, SimpleNamespace(parameter_base=base),
+                           residents=ByAddress(residents))
 
 
 __all__ = ["run_kernel", "Pointer", "buffer_addresses", "parameter_block", "cubin_kernel", "SimulationFault"]
