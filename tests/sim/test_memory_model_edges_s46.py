@@ -31,3 +31,15 @@ def test_a_host_read_running_past_its_buffer_is_refused_not_cut_short():
 def test_a_resident_running_past_its_buffer_is_refused():
     with pytest.raises(SimulationFault, match=r"resident a \[0x1000, \+257\) lies in no mapped buffer"):
         Memory([Buffer("arena", 0x1000, np.zeros(0x100, np.uint8))], [Resident("a", 0x1000, 0x101)])
+
+
+def test_touching_buffers_are_taken_and_buffers_sharing_a_byte_refused():
+    """[0x1000, 0x1100) and [0x1100, 0x1200) share no byte; [0x1000, 0x1101) and [0x1100, ...)
+    share 0x1100 (a mutant refusing buffers that only touch survived the sim tests)."""
+    low, high = Buffer("low", 0x1000, np.zeros(0x100, np.uint8)), Buffer("high", 0x1100, np.ones(0x100, np.uint8))
+    m = Memory([high, low], [Resident("a", 0x10FC, 4), Resident("b", 0x1100, 4)])
+    assert m.read(0x10FC, 4) == b"\0" * 4 and m.read(0x1100, 4) == b"\1" * 4
+    with pytest.raises(SimulationFault, match="lie in no mapped buffer"):      # one access, two buffers
+        m.read(0x10FF, 2)
+    with pytest.raises(SimulationFault, match="buffers low and high overlap"):
+        Memory([Buffer("low", 0x1000, np.zeros(0x101, np.uint8)), high], [])
