@@ -43,3 +43,46 @@ def test_touching_buffers_are_taken_and_buffers_sharing_a_byte_refused():
         m.read(0x10FF, 2)
     with pytest.raises(SimulationFault, match="buffers low and high overlap"):
         Memory([Buffer("low", 0x1000, np.zeros(0x101, np.uint8)), high], [])
+
+
+def test_a_row_starting_inside_a_word_counts_every_word_it_touches():
+    """The launch-order check's words (LaunchAccesses, address // 4): a TMA row of 4 bytes at
+    0x1002 touches bytes 0x1002..0x1005, so words 0x400 and 0x401; 8 bytes at 0x1006 touch
+    0x1006..0x100d, words 0x401..0x403 (a mutant counting (width + 3) // 4 words from the first
+    dropped each row's last word: two launches writing and reading it looked disjoint)."""
+    from bobc.sim.memory import LaunchAccesses
+
+    accesses = LaunchAccesses()
+    accesses.read_rows(np.array([0x1002], np.uint64), 4)
+    assert accesses.sets()[0].tolist() == [0x400, 0x401]
+    accesses = LaunchAccesses()
+    accesses.read_rows(np.array([0x1006, 0x1106], np.uint64), 8)
+    assert accesses.sets()[0].tolist() == [0x401, 0x402, 0x403, 0x441, 0x442, 0x443]
+    accesses = LaunchAccesses()
+    accesses.read_rows(np.array([0x1000], np.uint64), 16)
+    assert accesses.sets()[0].tolist() == [0x400, 0x401, 0x402, 0x403]
+
+
+@pytest.mark.parametrize("size", [1, 2])
+def test_a_sub_word_load_of_what_another_block_stores_is_a_race(size):
+    """Block 1 stores the word at 0x1000, block 0 loads byte(s) of it at 0x1002 with no ordering
+    between them: a race between blocks (two blocks touch a byte, one stores); block 0 loading
+    0x1004, which no block stores, is none.  A mutant recording no sub-word load (LDG.U8 / .U16)
+    for the race check survived the sim tests."""
+    from bobc.sim.memory import Residency
+    from bobc.sim.races import BlockOrder
+
+    def run(load_at):
+        m = memory()
+        m.races = BlockOrder(2, np.zeros(1, np.int64), np.array([0x1000 // 4], np.uint64),
+                             np.array([0x1100 // 4], np.uint64))
+        touched = Residency(2)
+        touched.lanes = np.array([1])
+        m.store(np.array([0x1000], np.uint64), np.array([[7]], np.uint32), "k", 0x10, "STG.E", touched)
+        touched.lanes = np.array([0])
+        m.load_bytes(np.array([load_at], np.uint64), size, "k", 0x20, "LDG.E.U8", touched)
+        return m.races.first_race()
+
+    race = run(0x1002)
+    assert race is not None and {race.first[0], race.second[0]} == {0, 1}, race
+    assert run(0x1004) is None
