@@ -86,3 +86,18 @@ def test_a_sub_word_load_of_what_another_block_stores_is_a_race(size):
     race = run(0x1002)
     assert race is not None and {race.first[0], race.second[0]} == {0, 1}, race
     assert run(0x1004) is None
+
+
+def test_the_store_words_of_a_span_ending_inside_a_word_keep_that_word():
+    """The words a launch's stores can reach (the race check's places) for a contract writing
+    [0x1000, 0x1006) -- three f16 -- are 0x400 and 0x401 (0x1004 // 4): [0x400, 0x402); with no
+    contract, the residents' [0x1000, 0x1100): [0x400, 0x440).  A mutant rounding the end down
+    lost word 0x401, where a store of the third f16 would go unrecorded."""
+    from types import SimpleNamespace
+
+    m = memory()
+    starts, ends = m.store_words()
+    assert (starts.tolist(), ends.tolist()) == ([0x400], [0x440])
+    m.footprint = SimpleNamespace(reads=[], writes=[(0x1000, 0x1006)], nearest_pointer=lambda address: "")
+    starts, ends = m.store_words()
+    assert (starts.tolist(), ends.tolist()) == ([0x400], [0x402])
