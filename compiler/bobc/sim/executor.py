@@ -2112,8 +2112,12 @@ class Launch:
         unsigned = any(m in mods for m in ("U8", "U16", "U32", "U64"))
         to64 = "F64" in mods
         mode = next((m for m in mods if m in ("RN", "RZ", "RM", "RP")), "RN")
-        if "F16" in mods and to64:
-            self._unmodeled(ins, f"{ins.full_opcode} (I2F.F16 to binary16, not .F64)")
+        # I2F.F16 / I2F.BF16: a binary16 / bfloat16 result in the low half-word, the high half 0 (ptxas stores
+        # cvt.rn.bf16.s32's register as the zero-extended u16; I2F.BF16 had been run as I2F to binary32, its word
+        # the binary32 and rounded to 24 bits: probe s46 gpuprobes46)
+        half = next((m for m in ("F16", "BF16") if m in mods), None)
+        if half is not None and to64:
+            self._unmodeled(ins, f"{ins.full_opcode} (I2F.{half} to a 16-bit float, not .F64)")
         if src64:
             if o[1].kind == "imm":
                 # a 64-bit source's 32-bit immediate is the integer's high word, its low word 0: ptxas's sm_90 division
@@ -2134,7 +2138,8 @@ class Launch:
             # bits here, the exponent unbounded, so that round_bits below meets an exact value or one past 65504,
             # which it takes to infinity or 65504 by the mode: the one rounding IEEE 754 asks for (a nonzero
             # integer is never below binary16's smallest normal)
-            value = self._int_to_float(negative, magnitude, 53 if to64 else 11 if "F16" in mods else 24, mode)
+            value = self._int_to_float(negative, magnitude,
+                                       53 if to64 else {"F16": 11, "BF16": 8}.get(half, 24), mode)
         else:
             # I2F.S16 / .U16 / .S8 / .U8 convert the register's low 16 or 8 bits, sign- or zero-extended
             width = 16 if ("S16" in mods or "U16" in mods) else 8 if ("S8" in mods or "U8" in mods) else 32
@@ -2143,11 +2148,11 @@ class Launch:
                 word = np.where(word >= 1 << (width - 1), word - (1 << width), word)
             value = word.astype(np.float64)
         value = self._full(value)
-        if "F16" in mods:
-            # PTX cvt.rn / .rz / .rm / .rp .f16 .s32 / .u32 ...: the integer (exact in binary64) rounded once to
-            # binary16, past 65504 an infinity or 65504 by the mode; the destination's high half 0 (ptxas packs it
-            # with PRMT from the low half).  Refused before probe s44 simops.
-            self._dst(ins, o[0], formats.round_bits(value, "F16", mode), mask)
+        if half is not None:
+            # PTX cvt.rn / .rz / .rm / .rp .f16 / .bf16 .s32 / .u32 ...: the integer (exact in binary64) rounded once to
+            # binary16 (past 65504 an infinity or 65504 by the mode) or bfloat16; the destination's high half 0 (ptxas
+            # packs it with PRMT from the low half).  I2F.F16 refused before probe s44 simops.
+            self._dst(ins, o[0], formats.round_bits(value, half, mode), mask)
             return
         if to64:
             bits = value.astype(np.float64).view(np.uint64)
