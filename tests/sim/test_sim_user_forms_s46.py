@@ -569,6 +569,166 @@ def _atomic_f64_case() -> tuple:
     return "\n".join(body), 8, ([w & M32 for w in bits], [w >> 32 for w in bits], c), rows
 
 
+def _collectives_case() -> tuple:
+    """bar.red.popc.u32 / .and.pred / .or.pred over the block (BAR.RED), vote.sync.all / .any / .ballot, match.any.sync
+    .b32 / .b64 and match.all.sync.b32 (MATCH) over each warp, %laneid, on two warps: p = a's bit 0 (warp 1's all set,
+    so .all differs between the warps), match on a & 3 (and c as the high word), match.all on c (warp 0's all equal).
+    PTX ISA: popc the count of threads with p, .and / .or of every thread's p; ballot bit l lane l's p; match.any the
+    lanes whose value equals this lane's, match.all every lane's mask and true when all are equal, else 0 and false."""
+    n = 64
+    a = [((i * 2654435761) >> 3) & M32 | (1 if i >= 32 else 0) for i in range(n)]
+    c = [7] * 32 + [i % 3 for i in range(32, n)]
+    body = """  and.b32 %r1, %a, 1; setp.ne.u32 %p1, %r1, 0;
+  bar.red.popc.u32 %o0, 0, %p1; bar.red.and.pred %p2, 0, %p1; selp.u32 %o1, 1, 0, %p2;
+  bar.red.or.pred %p3, 0, %p1; selp.u32 %o2, 1, 0, %p3;
+  vote.sync.all.pred %p4, %p1, -1; selp.u32 %o3, 1, 0, %p4; vote.sync.any.pred %p5, %p1, -1; selp.u32 %o4, 1, 0, %p5;
+  vote.sync.ballot.b32 %o5, %p1, -1;
+  and.b32 %r2, %a, 3; match.any.sync.b32 %o6, %r2, -1; match.all.sync.b32 %o7|%p7, %c, -1; selp.u32 %o8, 1, 0, %p7;
+  mov.b64 %w1, {%r2, %c}; match.any.sync.b64 %o9, %w1, -1; mov.u32 %o10, %laneid;"""
+    p = [x & 1 for x in a]
+    rows = []
+    for i in range(n):
+        w = range(i // 32 * 32, i // 32 * 32 + 32)
+        ballot = sum(p[j] << (j % 32) for j in w)
+        same = sum(1 << (j % 32) for j in w if a[j] & 3 == a[i] & 3)
+        same64 = sum(1 << (j % 32) for j in w if a[j] & 3 == a[i] & 3 and c[j] == c[i])
+        uniform = all(c[j] == c[i] for j in w)
+        rows.append([sum(p), int(all(p)), int(any(p)), int(all(p[j] for j in w)), int(any(p[j] for j in w)), ballot,
+                     same, M32 if uniform else 0, int(uniform), same64, i % 32])
+    return body, 11, (a, [0] * n, c), rows
+
+
+def _bfe(a: int, pos: int, length: int, bits: int, signed: bool) -> int:
+    """PTX bfe's pseudocode: msb = bits - 1, pos = b & 0xff, len = c & 0xff; sbit a[min(pos + len - 1, msb)] when
+    signed (0 for len 0), else 0; d[i] = a[pos + i] for i < len and pos + i <= msb, else sbit."""
+    msb, pos, length = bits - 1, pos & 0xFF, length & 0xFF
+    sbit = (a >> min(pos + length - 1, msb)) & 1 if signed and length else 0
+    return sum(((a >> (pos + i)) & 1 if i < length and pos + i <= msb else sbit) << i for i in range(bits))
+
+
+def _bfi(a: int, b: int, pos: int, length: int, bits: int) -> int:
+    """PTX bfi: f = b; f[pos + i] = a[i] for i < len and pos + i <= msb (pos = c & 0xff, len = d & 0xff)."""
+    f, pos, length = b, pos & 0xFF, length & 0xFF
+    for i in range(length):
+        if pos + i > bits - 1:
+            break
+        f = f & ~(1 << (pos + i)) | ((a >> i) & 1) << (pos + i)
+    return f
+
+
+def _bits_case() -> tuple:
+    """bfe.u64 / .s64 and bfi.b64 (pos, len from c's bytes 0 and 1), bfe.s32 / bfi.b32 past msb, mul.hi.u64 / .s64,
+    mad.hi.u64 (+ b:a), testp .finite / .infinite / .number / .notanumber / .normal / .subnormal .f64 and .f32 (of a;
+    PTX ISA, testp: "positive and negative zero are considered normal numbers"), copysign.f64 / .f32 (b:a's sign onto
+    1.5, a's onto c)."""
+    body = """  and.b32 %r1, %c, 255; shr.u32 %r2, %c, 8; and.b32 %r2, %r2, 255;
+  bfe.u64 %w1, %wab, %r1, %r2; mov.b64 {%o0, %o1}, %w1; bfe.s64 %w2, %wab, %r1, %r2; mov.b64 {%o2, %o3}, %w2;
+  mov.b64 %w3, {%c, %a}; bfi.b64 %w4, %w3, %wab, %r1, %r2; mov.b64 {%o4, %o5}, %w4;
+  bfe.s32 %o6, %a, %r1, %r2; bfi.b32 %o7, %c, %a, %r1, %r2;
+  mul.hi.u64 %w5, %wab, %w3; mov.b64 {%o8, %o9}, %w5; mul.hi.s64 %w6, %wab, %w3; mov.b64 {%o10, %o11}, %w6;
+  mad.hi.u64 %w7, %wab, %w3, %wab; mov.b64 {%o12, %o13}, %w7;
+  testp.finite.f64 %p1, %dab; selp.u32 %o14, 1, 0, %p1; testp.infinite.f64 %p1, %dab; selp.u32 %o15, 1, 0, %p1;
+  testp.number.f64 %p1, %dab; selp.u32 %o16, 1, 0, %p1; testp.notanumber.f64 %p1, %dab; selp.u32 %o17, 1, 0, %p1;
+  testp.normal.f64 %p1, %dab; selp.u32 %o18, 1, 0, %p1; testp.subnormal.f64 %p1, %dab; selp.u32 %o19, 1, 0, %p1;
+  testp.normal.f32 %p1, %fa; selp.u32 %o20, 1, 0, %p1; testp.subnormal.f32 %p1, %fa; selp.u32 %o21, 1, 0, %p1;
+  testp.notanumber.f32 %p1, %fa; selp.u32 %o22, 1, 0, %p1; testp.infinite.f32 %p1, %fa; selp.u32 %o23, 1, 0, %p1;
+  mov.f64 %d1, 0d3FF8000000000000; copysign.f64 %d2, %dab, %d1; mov.b64 {%o24, %o25}, %d2;
+  mov.b32 %f1, %c; copysign.f32 %f2, %fa, %f1; mov.b32 %o26, %f2;"""
+    pairs = [(w & M32, w >> 32) for w in F64_WORDS]
+    extra = [(0x00000001, 0x80000000), (0x7F800000, 0), (0x80000000, 0x7F800001), (0x00400000, 0x00000000),
+             (0xFF800000, 0xFFF00000)]
+    pairs += extra
+    n = len(pairs)
+    cs = [((i * 7) % 70) | ((i * 13) % 70) << 8 | 0xA500000 for i in range(n)]
+    rows = []
+    for (a, b), c in zip(pairs, cs):
+        x, y = b << 32 | a, a << 32 | c
+        pos, length = c & 0xFF, (c >> 8) & 0xFF
+        sx, sy = _s64(x), _s64(y)
+        d = value(x, "f64")
+        f = value(a, "f32")
+
+        def finite(v):
+            return math.isfinite(v)
+        e64, e32 = (x >> 52) & 0x7FF, (a >> 23) & 0xFF
+        copy64 = (x & (1 << 63)) | 0x3FF8000000000000
+        copy32 = (a & 0x80000000) | (c & 0x7FFFFFFF)
+        row = [*words64(_bfe(x, pos, length, 64, False)), *words64(_bfe(x, pos, length, 64, True)),
+               *words64(_bfi(y, x, pos, length, 64)), _bfe(a, pos, length, 32, True) & M32,
+               _bfi(c, a, pos, length, 32), *words64((x * y) >> 64), *words64(((sx * sy) >> 64) & M64),
+               *words64((((x * y) >> 64) + x) & M64),
+               int(finite(d)), int(math.isinf(d)), int(not math.isnan(d)), int(math.isnan(d)),
+               int(0 < e64 < 0x7FF or d == 0), int(e64 == 0 and x & ((1 << 52) - 1) != 0),
+               int(0 < e32 < 0xFF or f == 0), int(e32 == 0 and a & 0x7FFFFF != 0), int(math.isnan(f)), int(math.isinf(f)),
+               *words64(copy64), copy32]
+        rows.append(row)
+    a_, b_ = [p[0] for p in pairs], [p[1] for p in pairs]
+    return body, 27, (a_, b_, cs), rows
+
+
+def _integral(x: float, mode: str):
+    """cvt.<rni|rzi|rmi|rpi>.f64.f64 (FRND.F64): x rounded to an integral value (IEEE 754 5.3.1: a zero result keeps
+    x's sign, infinities stay, a NaN a NaN)."""
+    if math.isnan(x):
+        return NAN64_HI
+    if math.isinf(x):
+        return int(np.array([x], np.float64).view(np.uint64)[0])
+    r = float(round_integral(x, mode))
+    r = math.copysign(r, x) if r == 0 else r
+    return int(np.array([r], np.float64).view(np.uint64)[0])
+
+
+def _flushed(bits, fmt: str):
+    """A subnormal result of fmt (a Nan pattern passes) flushed to the zero of its sign (.ftz)."""
+    if not isinstance(bits, int):
+        return bits
+    ebits, mbits = FORMATS[fmt]
+    if (bits >> mbits) & ((1 << ebits) - 1) == 0:
+        return bits & (1 << ebits + mbits)
+    return bits
+
+
+def _saturated(x: float, fmt: str, mode: str):
+    """.sat: the result clamped to [0.0, 1.0], a NaN +0 (PTX ISA, cvt); a -0 result OPEN (the GPU's .SAT made -0 +0 in
+    session 45 for FADD / HADD2; the ISA's clamp does not say), else rounded by mode."""
+    if math.isnan(x):
+        return 0
+    if x == 0 and math.copysign(1, x) < 0 or -1 < x < 0 and mode in ("rz", "rp"):
+        return OPEN
+    return convert_float(min(max(x, 0.0), 1.0), fmt, mode)
+
+
+def _pair(v) -> list:
+    return [OPEN, OPEN] if v is OPEN else words64(v)
+
+
+def _float_rounding_case() -> tuple:
+    """FRND.F64 (cvt.rni / rzi / rmi / rpi .f64.f64), .ftz and .sat conversions: cvt.rn / rm .ftz.f32.f64 (a subnormal
+    binary32 result a zero of its sign), cvt.rn.sat.f32.f64, cvt.rz.sat.f16.f64, cvt.ftz.f64.f32 (a subnormal operand a
+    zero of its sign), cvt.sat.f64.f32, cvt.rn.sat.f16.f32 and cvt.sat.f32.f16 (of a's low half)."""
+    body = """  cvt.rni.f64.f64 %d1, %dab; cvt.rzi.f64.f64 %d2, %dab; cvt.rmi.f64.f64 %d3, %dab; cvt.rpi.f64.f64 %d4, %dab;
+  mov.b64 {%o0, %o1}, %d1; mov.b64 {%o2, %o3}, %d2; mov.b64 {%o4, %o5}, %d3; mov.b64 {%o6, %o7}, %d4;
+  cvt.rn.ftz.f32.f64 %f1, %dab; mov.b32 %o8, %f1; cvt.rn.sat.f32.f64 %f2, %dab; mov.b32 %o9, %f2;
+  cvt.rz.sat.f16.f64 %h1, %dab; cvt.u32.u16 %o10, %h1;
+  cvt.ftz.f64.f32 %d5, %fa; mov.b64 {%o11, %o12}, %d5; cvt.sat.f64.f32 %d6, %fa; mov.b64 {%o13, %o14}, %d6;
+  cvt.rn.sat.f16.f32 %h2, %fa; cvt.u32.u16 %o15, %h2; cvt.u16.u32 %h3, %a; cvt.sat.f32.f16 %f3, %h3; mov.b32 %o16, %f3;
+  cvt.rm.ftz.f32.f64 %f4, %dab; mov.b32 %o17, %f4;"""
+    words = F64_WORDS + [0x3FEFFFFFFFFFFFFF, 0x3FF0000000000001, 0xBFD0000000000000, 0x0000000080000001,
+                         0x3E9FFFFFF0000000, 0xB6A0000000000000, 0x36A0000000000001]
+    rows = []
+    for w in words:
+        x, a = value(w, "f64"), w & M32
+        f, h = value(a, "f32"), value(a & 0xFFFF, "f16")
+        wide = (0 if math.copysign(1, f) > 0 else 1 << 63) if (a >> 23) & 0xFF == 0 else \
+            (NAN64_HI if math.isnan(f) else int(np.array([f], np.float64).view(np.uint64)[0]))
+        rows.append([*words64(_integral(x, "rni")), *words64(_integral(x, "rzi")), *words64(_integral(x, "rmi")),
+                     *words64(_integral(x, "rpi")), _flushed(convert_float(x, "f32", "rn"), "f32"),
+                     _saturated(x, "f32", "rn"), _saturated(x, "f16", "rz"), *words64(wide),
+                     *_pair(_saturated(f, "f64", "rn")), _saturated(f, "f16", "rn"), _saturated(h, "f32", "rn"),
+                     _flushed(convert_float(x, "f32", "rm"), "f32")])
+    return body, 18, ([w & M32 for w in words], [w >> 32 for w in words], [0] * len(words)), rows
+
+
 def cases() -> dict:
     """name -> (body, outputs, (A, B, C), expected rows, targets, shared bytes)."""
     both, hopper = ("sm_86", "sm_90"), ("sm_90",)
@@ -591,6 +751,11 @@ def cases() -> dict:
     out["s46_f64_roundings"] = (*_f64_case(), both, 0)
     out["s46_bit_counts64"] = (*_bfind_case(), both, 0)
     out["s46_memory_hints"] = (*_memory_hints_case(), both, 0)
+    out["s46_collectives"] = (*_collectives_case(), both, 0)
+    out["s46_bits64"] = (*_bits_case(), both, 0)
+    # sm_86: ptxas's code reads a binary64 constant from bank 2 (DSETP.GEU ... |R4|, c[0x2][0x0]), which run_kernel does
+    # not bind (refused by name: "reads constant bank 2"); sm_90's does not
+    out["s46_float_rounding"] = (*_float_rounding_case(), hopper, 0)
     out["s46_atomics64_global"] = (*_atomic_case("global"), both, 0)
     out["s46_atomics64_shared"] = (*_atomic_case("shared"), both, 8 * len(ATOM_OPS) * len(ATOM_WORDS))
     out["s46_atomic_add_f64"] = (*_atomic_f64_case(), both, 8 * 16)
