@@ -598,6 +598,25 @@ def _collectives_case() -> tuple:
     return body, 11, (a, [0] * n, c), rows
 
 
+def _lanes_case() -> tuple:
+    """%lanemask_eq / _lt / _le / _gt / _ge (S2R SR_EQMASK ... SR_GEMASK) and vote.sync.uni.pred of p and of !p (VOTE.EQ),
+    two warps, p = a's bit 0 (warp 1's all set).  PTX ISA: the masks of the warp's lanes equal to, below, at or below,
+    above, at or above this one; vote.uni true when every active lane's predicate is the same."""
+    n = 64
+    a = [((i * 2654435761) >> 3) & M32 | (1 if i >= 32 else 0) for i in range(n)]
+    body = """  and.b32 %r1, %a, 1; setp.ne.u32 %p1, %r1, 0;
+  mov.u32 %o0, %lanemask_eq; mov.u32 %o1, %lanemask_lt; mov.u32 %o2, %lanemask_le; mov.u32 %o3, %lanemask_gt;
+  mov.u32 %o4, %lanemask_ge;
+  vote.sync.uni.pred %p2, %p1, -1; selp.u32 %o5, 1, 0, %p2; vote.sync.uni.pred %p3, !%p1, -1; selp.u32 %o6, 1, 0, %p3;"""
+    rows = []
+    for i in range(n):
+        lane, w = i % 32, range(i // 32 * 32, i // 32 * 32 + 32)
+        uni = int(len({a[j] & 1 for j in w}) == 1)
+        rows.append([1 << lane, (1 << lane) - 1, (2 << lane) - 1, M32 & ~((2 << lane) - 1), M32 & ~((1 << lane) - 1),
+                     uni, uni])
+    return body, 7, (a, [0] * n, [0] * n), rows
+
+
 def _bfe(a: int, pos: int, length: int, bits: int, signed: bool) -> int:
     """PTX bfe's pseudocode: msb = bits - 1, pos = b & 0xff, len = c & 0xff; sbit a[min(pos + len - 1, msb)] when
     signed (0 for len 0), else 0; d[i] = a[pos + i] for i < len and pos + i <= msb, else sbit."""
@@ -752,6 +771,7 @@ def cases() -> dict:
     out["s46_bit_counts64"] = (*_bfind_case(), both, 0)
     out["s46_memory_hints"] = (*_memory_hints_case(), both, 0)
     out["s46_collectives"] = (*_collectives_case(), both, 0)
+    out["s46_lanes"] = (*_lanes_case(), both, 0)
     out["s46_bits64"] = (*_bits_case(), both, 0)
     # sm_86: ptxas's code reads a binary64 constant from bank 2 (DSETP.GEU ... |R4|, c[0x2][0x0]), which run_kernel does
     # not bind (refused by name: "reads constant bank 2"); sm_90's does not

@@ -436,6 +436,13 @@ class Launch:
             "SR_CTAID.X": lambda: block % gx, "SR_CTAID.Y": lambda: (block // gx) % gy,
             "SR_CTAID.Z": lambda: block // (gx * gy),
             "SR_LANEID": lambda: local % WARP, "SR_CgaCtaId": lambda: rank[block],
+            # PTX %lanemask_eq / _lt / _le / _gt / _ge: the warp's lanes equal to, below, at or below, above, at or
+            # above this one, as 32-bit masks (refused by name before probe s46 gpuprobes46)
+            "SR_EQMASK": lambda: np.int64(1) << (local % WARP),
+            "SR_LTMASK": lambda: (np.int64(1) << (local % WARP)) - 1,
+            "SR_LEMASK": lambda: (np.int64(2) << (local % WARP)) - 1,
+            "SR_GTMASK": lambda: 0xFFFFFFFF & ~((np.int64(2) << (local % WARP)) - 1),
+            "SR_GEMASK": lambda: 0xFFFFFFFF & ~((np.int64(1) << (local % WARP)) - 1),
             # the shared window's high word: a generic address in it reaches shared memory (op_LD)
             "SR_SWINHI": lambda: np.full(n, window_high, dtype=np.int64),
         })
@@ -3216,6 +3223,10 @@ class Launch:
             result = np.repeat(votes.any(axis=1), WARP)
         elif mode == "ALL":
             result = np.repeat((votes | ~act).all(axis=1), WARP)
+        elif mode == "EQ":
+            # PTX vote.uni: true when the predicate is the same in every active lane of the warp (refused by name
+            # before probe s46 gpuprobes46; ptxas writes VOTE.EQ P3, P3 for it)
+            result = np.repeat((votes | ~act).all(axis=1) | (~votes | ~act).all(axis=1), WARP)
         else:
             self._unmodeled(ins)
         ballot = np.repeat((votes.astype(np.uint64) << np.arange(WARP, dtype=np.uint64)).sum(axis=1), WARP)
