@@ -773,9 +773,9 @@ def cases() -> dict:
     out["s46_collectives"] = (*_collectives_case(), both, 0)
     out["s46_lanes"] = (*_lanes_case(), both, 0)
     out["s46_bits64"] = (*_bits_case(), both, 0)
-    # sm_86: ptxas's code reads a binary64 constant from bank 2 (DSETP.GEU ... |R4|, c[0x2][0x0]), which run_kernel does
-    # not bind (refused by name: "reads constant bank 2"); sm_90's does not
-    out["s46_float_rounding"] = (*_float_rounding_case(), hopper, 0)
+    # sm_86: ptxas's code reads a binary64 constant from bank 2 (DSETP.GEU ... |R4|, c[0x2][0x0]), which run_kernel
+    # refused by name ("reads constant bank 2") before probe s46 gpuprobes46; sm_90's does not
+    out["s46_float_rounding"] = (*_float_rounding_case(), both, 0)
     out["s46_atomics64_global"] = (*_atomic_case("global"), both, 0)
     out["s46_atomics64_shared"] = (*_atomic_case("shared"), both, 8 * len(ATOM_OPS) * len(ATOM_WORDS))
     out["s46_atomic_add_f64"] = (*_atomic_f64_case(), both, 8 * 16)

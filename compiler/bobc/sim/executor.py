@@ -125,6 +125,9 @@ class LaunchGeometry:
     # the named barriers a block has, 0 .. barriers - 1 (a QMD's BARRIER_COUNT; 16, all of them,
     # for a kernel run without a QMD)
     barriers: int = 16
+    # constant bank 2 (a cubin's `.nv.constant2.<kernel>`, ptxas's literals; run_kernel's): empty for a plan's QMD,
+    # whose images bind bank 0 alone
+    bank2: bytes = b""
 
 
 def _f(u) -> np.ndarray:
@@ -504,6 +507,7 @@ class Launch:
         self.mbarriers: dict[tuple[int, int], list[int]] = {}   # (block, offset) -> [pending, count, tx, phase]
         self.idle_waits = 0                     # TRYWAITs found incomplete since an mbarrier last changed
         self.bank0 = np.frombuffer(geometry.bank0 + bytes(-len(geometry.bank0) % 4), dtype="<u4")
+        self.bank2 = np.frombuffer(geometry.bank2 + bytes(-len(geometry.bank2) % 4), dtype="<u4")
         self.cluster_arrivals = np.zeros(n, dtype=np.int64)    # UCGABAR_ARVs each thread has made
         self.peer_loads = np.zeros(n, dtype=bool)              # read a peer's shared memory since its CGAERRBAR
         self.fenced = np.ones(n, dtype=bool)                   # a CGAERRBAR since its last cluster barrier wait
@@ -624,7 +628,14 @@ class Launch:
     def _const(self, ins, o: Operand, extra: int = 0, mask=True):
         """The word of constant bank 0 that `o` (plus `extra` bytes) names, per thread; with an index
         register only the threads in `mask` (the instruction's active lanes) are checked: a lane past
-        the block's threads, or one whose guard is false, holds no address."""
+        the block's threads, or one whose guard is false, holds no address.  Bank 2, where the launch has one
+        (a cubin's literals, run_kernel), is read at a fixed offset inside it (before probe s46 gpuprobes46 every
+        bank-2 read was refused, so ptxas's sm_86 cvt.rni.f64.f64 did not run)."""
+        if o.bank == 2 and self.bank2.size and o.const_reg == RZ:
+            base = o.value + extra
+            if base % 4 or base + 4 > 4 * self.bank2.size:
+                self._fail(ins, f"reads c[0x2][{base:#x}], outside the cubin's {4 * self.bank2.size}-byte bank 2")
+            return np.uint32(self.bank2[base // 4])
         if o.bank != 0:
             self._fail(ins, f"reads constant bank {o.bank}; the launch binds only bank 0", Unmodeled)
         base = o.value + extra
