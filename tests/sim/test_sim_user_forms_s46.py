@@ -112,10 +112,12 @@ def faults(got: np.ndarray, want: list[list], a, b, c) -> list[str]:
     for i, row in enumerate(want):
         for k, w in enumerate(row):
             g = int(got[i][k])
-            if (w.matches(g) if not isinstance(w, int) else g == w & M32):
+            if isinstance(w, Nan) and w.width == 64:        # a binary64 NaN: the pair's fraction, not the high word's
+                pair = g << 32 | int(got[i][k - 1])
+                if pair >> 52 & 0x7FF == 0x7FF and pair & ((1 << 52) - 1):
+                    continue
+            elif (w.matches(g) if not isinstance(w, int) else g == w & M32):
                 continue
-            if isinstance(w, Nan) and w.width == 64:         # the high word of a NaN pair: the low word too
-                pass
             bad.append(f"  a={int(a[i]):#010x} b={int(b[i]):#010x} c={int(c[i]):#010x} word {k}: "
                        f"got {g:#010x} want {w if not isinstance(w, int) else hex(w & M32)}")
     return bad
@@ -195,11 +197,6 @@ def float_to_int(x: float, kind: str, mode: str, source: str = "f32") -> int:
     if math.isinf(x):
         return low if x < 0 else high
     return min(max(round_integral(x, mode), low), high)
-
-
-def extended(v: int, kind: str) -> int:
-    """A kind value in a 32-bit register: sign-extended for .s, zero-extended for .u (bits of a word)."""
-    return v & M32
 
 
 def words64(v) -> list:
@@ -460,10 +457,11 @@ def _s64(v: int) -> int:
 
 
 def _atom(op: str, old: int, x: int) -> int:
+    """The word after PTX atom.<op> of x on old (cas: _atomic_case's own)."""
     kind = op.split(".")[0]
     return {"add": (old + x) & M64, "min.s64": min(_s64(old), _s64(x)) & M64, "max.s64": max(_s64(old), _s64(x)) & M64,
             "min.u64": min(old, x), "max.u64": max(old, x), "and": old & x, "or": old | x, "xor": old ^ x,
-            "exch": x, "cas": x if old == (old & ~1 & M64) else old}.get(op if kind in ("min", "max") else kind)
+            "exch": x}[op if kind in ("min", "max") else kind]
 
 
 def _atomic_case(space: str) -> tuple:
@@ -476,7 +474,6 @@ def _atomic_case(space: str) -> tuple:
     for j, op in enumerate(ATOM_OPS):
         sem = scopes.get(op, "")
         if space == "shared":
-            addr = f"%rd13"
             body.append(f"  mov.u32 %r1, sm; mul.lo.u32 %r2, %i, {8 * len(ATOM_OPS)}; add.u32 %r1, %r1, %r2; "
                         f"add.u32 %r1, %r1, {8 * j}; cvt.u64.u32 %rd13, %r1; st.shared.b64 [%rd13], %wab;")
             addr = "%rd13"
@@ -485,7 +482,7 @@ def _atomic_case(space: str) -> tuple:
             body.append(f"  add.s64 %rd12, %rd5, {4 * (k + 2)}; st.global.b64 [%rd12], %wab;")
             addr = "%rd12"
             spelled = f"atom{sem}.global"
-        operands = "%w2, %w3" if False else ("%w3, %w2" if op == "cas.b64" else "%w2")
+        operands = "%w3, %w2" if op == "cas.b64" else "%w2"
         body.append(f"  {spelled}.{op} %w4, [{addr}], {operands}; mov.b64 {{%o{k}, %o{k + 1}}}, %w4;")
         if space == "shared":
             body.append(f"  ld.shared.b64 %w5, [{addr}]; mov.b64 {{%o{k + 2}, %o{k + 3}}}, %w5;")
@@ -521,7 +518,8 @@ def _memory_hints_case() -> tuple:
     body.append(f"  ld.global.nc.L1::no_allocate.v2.u32 {{%o{k}, %o{k + 1}}}, [%rd11];")
     k += 2
     for hint in ("cs", "wt", "cg", "wb"):
-        body.append(f"  add.s64 %rd14, %rd5, {4 * k}; st.global.{hint}.u32 [%rd14], %c; ld.global.cv.u32 %o{k}, [%rd14];")
+        body.append(f"  add.s64 %rd14, %rd5, {4 * k}; st.global.{hint}.u32 [%rd14], %c; "
+                    f"ld.global.cv.u32 %o{k}, [%rd14];")
         k += 1
     n = 32
     a = [(0x9E3779B9 * (i + 1)) & M32 for i in range(n)]
@@ -599,7 +597,8 @@ def _collectives_case() -> tuple:
 
 
 def _lanes_case() -> tuple:
-    """%lanemask_eq / _lt / _le / _gt / _ge (S2R SR_EQMASK ... SR_GEMASK) and vote.sync.uni.pred of p and of !p (VOTE.EQ),
+    """%lanemask_eq / _lt / _le / _gt / _ge (S2R SR_EQMASK ... SR_GEMASK) and vote.sync.uni.pred of p and of !p
+    (VOTE.EQ),
     two warps, p = a's bit 0 (warp 1's all set).  PTX ISA: the masks of the warp's lanes equal to, below, at or below,
     above, at or above this one; vote.uni true when every active lane's predicate is the same."""
     n = 64
@@ -607,7 +606,8 @@ def _lanes_case() -> tuple:
     body = """  and.b32 %r1, %a, 1; setp.ne.u32 %p1, %r1, 0;
   mov.u32 %o0, %lanemask_eq; mov.u32 %o1, %lanemask_lt; mov.u32 %o2, %lanemask_le; mov.u32 %o3, %lanemask_gt;
   mov.u32 %o4, %lanemask_ge;
-  vote.sync.uni.pred %p2, %p1, -1; selp.u32 %o5, 1, 0, %p2; vote.sync.uni.pred %p3, !%p1, -1; selp.u32 %o6, 1, 0, %p3;"""
+  vote.sync.uni.pred %p2, %p1, -1; selp.u32 %o5, 1, 0, %p2;
+  vote.sync.uni.pred %p3, !%p1, -1; selp.u32 %o6, 1, 0, %p3;"""
     rows = []
     for i in range(n):
         lane, w = i % 32, range(i // 32 * 32, i // 32 * 32 + 32)
@@ -678,7 +678,8 @@ def _bits_case() -> tuple:
                *words64((((x * y) >> 64) + x) & M64),
                int(finite(d)), int(math.isinf(d)), int(not math.isnan(d)), int(math.isnan(d)),
                int(0 < e64 < 0x7FF or d == 0), int(e64 == 0 and x & ((1 << 52) - 1) != 0),
-               int(0 < e32 < 0xFF or f == 0), int(e32 == 0 and a & 0x7FFFFF != 0), int(math.isnan(f)), int(math.isinf(f)),
+               int(0 < e32 < 0xFF or f == 0), int(e32 == 0 and a & 0x7FFFFF != 0), int(math.isnan(f)),
+               int(math.isinf(f)),
                *words64(copy64), copy32]
         rows.append(row)
     a_, b_ = [p[0] for p in pairs], [p[1] for p in pairs]
@@ -725,7 +726,8 @@ def _float_rounding_case() -> tuple:
     """FRND.F64 (cvt.rni / rzi / rmi / rpi .f64.f64), .ftz and .sat conversions: cvt.rn / rm .ftz.f32.f64 (a subnormal
     binary32 result a zero of its sign), cvt.rn.sat.f32.f64, cvt.rz.sat.f16.f64, cvt.ftz.f64.f32 (a subnormal operand a
     zero of its sign), cvt.sat.f64.f32, cvt.rn.sat.f16.f32 and cvt.sat.f32.f16 (of a's low half)."""
-    body = """  cvt.rni.f64.f64 %d1, %dab; cvt.rzi.f64.f64 %d2, %dab; cvt.rmi.f64.f64 %d3, %dab; cvt.rpi.f64.f64 %d4, %dab;
+    body = """  cvt.rni.f64.f64 %d1, %dab; cvt.rzi.f64.f64 %d2, %dab;
+  cvt.rmi.f64.f64 %d3, %dab; cvt.rpi.f64.f64 %d4, %dab;
   mov.b64 {%o0, %o1}, %d1; mov.b64 {%o2, %o3}, %d2; mov.b64 {%o4, %o5}, %d3; mov.b64 {%o6, %o7}, %d4;
   cvt.rn.ftz.f32.f64 %f1, %dab; mov.b32 %o8, %f1; cvt.rn.sat.f32.f64 %f2, %dab; mov.b32 %o9, %f2;
   cvt.rz.sat.f16.f64 %h1, %dab; cvt.u32.u16 %o10, %h1;
