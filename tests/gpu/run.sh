@@ -29,7 +29,8 @@
 #               the product kernels (HMMA, and sm_90's HGMMA kernel)
 # pytest_gemm_specials.log tests/gpu/test_gemm_specials_gpu_s41.py (a run of its own: HGMMA may hang)
 # pytest_shared_reserve.log, shared_reserve.log tests/gpu/test_shared_reserve_gpu_s41.py (sm_90 stores below shared 0x400)
-# summary.txt   one line per step with its exit status
+# summary.txt   one line per step with its exit status (a failed pytest step's FAILED / ERROR tests indented
+#               beneath it), and last how many steps failed; run.sh exits nonzero when any did
 set -u
 cd "$(dirname "$0")/../.."
 # prepare.sh --pack: .device is one archive until unpacked here
@@ -38,6 +39,31 @@ LOG=${1:-gpu-logs}
 mkdir -p "$LOG"
 : > "$LOG/summary.txt"
 note() { echo "$*" | tee -a "$LOG/summary.txt"; }
+# step NAME RC [PYTEST_LOG]: the step's line "NAME: exit RC" -- with what a nonzero RC means (124: its timeout ran
+# out; 137: killed after it; 130: interrupted; pytest's 5: no test collected) and a pytest log's FAILED / ERROR lines
+# beneath it -- counted for run.sh's last line and its exit status (tests/test_gpu_run_summary_s46.py)
+STEPS=0
+FAILED=0
+FAILED_STEPS=""
+step() {
+  local name=$1 rc=$2 log=${3:-} why=""
+  STEPS=$((STEPS + 1))
+  case "$rc" in
+    0) ;;
+    124) why=" (timed out)" ;;
+    137) why=" (killed after its timeout)" ;;
+    130) why=" (interrupted)" ;;
+    5) [ -n "$log" ] && why=" (no test collected)" ;;
+  esac
+  note "$name: exit $rc$why"
+  if [ "$rc" != 0 ]; then
+    FAILED=$((FAILED + 1))
+    FAILED_STEPS="$FAILED_STEPS, $name"
+    if [ -n "$log" ] && [ -f "$log" ]; then
+      grep -E "^(FAILED|ERROR) " "$log" | head -40 | sed 's/^/    /' | tee -a "$LOG/summary.txt"
+    fi
+  fi
+}
 
 {
   date -u; uname -a; echo
@@ -50,22 +76,22 @@ note() { echo "$*" | tee -a "$LOG/summary.txt"; }
 
 make -C runtime_c clean > /dev/null 2>&1
 make -C runtime_c all static > "$LOG/build.log" 2>&1
-rc=$?; note "build: exit $rc"
+rc=$?; step build $rc
 if [ $rc -ne 0 ]; then note "FAIL: build"; exit 1; fi
 
 make -C runtime_c test >> "$LOG/build.log" 2>&1
-note "cpu tests: exit $?"
+step "cpu tests" $?
 
 BUNDLE=runtime_c/tests/data/launch_sm90.bin
 timeout 120 runtime_c/build/gpu_smoke --bundle "$BUNDLE" > "$LOG/gpu_smoke.log" 2>&1
-smoke=$?; note "gpu_smoke: exit $smoke"
+smoke=$?; step gpu_smoke $smoke
 
 timeout 60 runtime_c/build/gpu_smoke.static --repeat 20 > "$LOG/gpu_smoke_static.log" 2>&1
-note "gpu_smoke.static: exit $?"
+step gpu_smoke.static $?
 
 # the other bring-up: UVM (what a plan with a UVM external range uses)
 timeout 120 runtime_c/build/gpu_smoke --mapping uvm --bundle "$BUNDLE" > "$LOG/gpu_smoke_uvm.log" 2>&1
-note "gpu_smoke --mapping uvm: exit $?"
+step "gpu_smoke --mapping uvm" $?
 
 # Probes (PROBES=1), each in a fresh process since a channel error ends the
 # channel: prologue variants for the compute channel setup, and the RM DMA
@@ -76,7 +102,7 @@ if [ "${PROBES:-0}" = 1 ]; then
     echo "=== prologue variant $v" >> "$LOG/launch_variants.log"
     timeout 60 runtime_c/build/gpu_smoke --quiet --repeat 0 --bundle "runtime_c/tests/data/launch_sm90_$v.bin" \
       >> "$LOG/launch_variants.log" 2>&1
-    r=$?; note "prologue variant $v: exit $r"
+    r=$?; step "prologue variant $v" $r
     (dmesg 2>/dev/null | grep -i xid | tail -1) >> "$LOG/launch_variants.log" 2>&1
   done
 
@@ -108,28 +134,28 @@ if python3 -c "import pytest" > /dev/null 2>&1; then
     --ignore=tests/gpu/test_sm90_gemm.py --ignore=tests/gpu/test_gpu_fault_s40.py \
     --ignore=tests/gpu/test_gemm_specials_gpu_s41.py --ignore=tests/gpu/test_shared_reserve_gpu_s41.py \
     > "$LOG/pytest_gpu.log" 2>&1
-  note "pytest -m gpu tests/gpu: exit $?"
+  step "pytest -m gpu tests/gpu" $? "$LOG/pytest_gpu.log"
   # our assembly of sm_90's TMA / mbarrier / warpgroup-MMA kernels beside ptxas's: a run of its own,
   # each test in its own process with a short timeout (a wrong mbarrier or copy hangs rather than fails)
   for t in test_tma_tile_copy_ours_equals_ptxas "test_hgmma_product_ours_equals_ptxas[256-512-768]" \
            "test_hgmma_product_ours_equals_ptxas[128-256-192]"; do
     timeout -s INT -k 10 60 python3 -m pytest -m gpu "tests/gpu/test_sm90_async_kernels.py::$t" -v \
       -p no:cacheprovider >> "$LOG/pytest_sm90_async.log" 2>&1
-    note "pytest tests/gpu/test_sm90_async_kernels.py::$t: exit $?"
+    step "pytest tests/gpu/test_sm90_async_kernels.py::$t" $? "$LOG/pytest_sm90_async.log"
   done
   # sm_90's own product kernels (TMA + warpgroup MMA) against float64 and the HMMA kernels
   timeout -s INT -k 10 120 python3 -m pytest -m gpu tests/gpu/test_sm90_gemm.py -v -s -p no:cacheprovider \
     > "$LOG/pytest_sm90_gemm.log" 2>&1
-  note "pytest tests/gpu/test_sm90_gemm.py: exit $?"
+  step "pytest tests/gpu/test_sm90_gemm.py" $? "$LOG/pytest_sm90_gemm.log"
   # NaN / inf / -0 / subnormal operands through the product kernels (HMMA; on sm_90 also HGMMA): what the
   # PTX ISA fixes asserted, the open words appended to $NAN_BITS_LOG beside the simulator's
   timeout -s INT -k 10 120 python3 -m pytest -m gpu tests/gpu/test_gemm_specials_gpu_s41.py -v -s -p no:cacheprovider \
     > "$LOG/pytest_gemm_specials.log" 2>&1
-  note "pytest tests/gpu/test_gemm_specials_gpu_s41.py: exit $?"
+  step "pytest tests/gpu/test_gemm_specials_gpu_s41.py" $? "$LOG/pytest_gemm_specials.log"
   # Coppelius's non-GEMM kernels alone against float64, with their timings (-s prints them)
   timeout 300 python3 -m pytest -m gpu tests/gpu/test_coppelius_kernels.py -v -s -p no:cacheprovider \
     > "$LOG/pytest_coppelius_kernels.log" 2>&1
-  note "pytest -m gpu tests/gpu/test_coppelius_kernels.py: exit $?"
+  step "pytest -m gpu tests/gpu/test_coppelius_kernels.py" $? "$LOG/pytest_coppelius_kernels.log"
   # seed 004's host: train, resume, rerun, predict, kill (a run of its own: NumPy reference updates)
   # pytest-timeout (when installed) fails a test that runs past 150 s with its traceback and goes on,
   # so a slow or hung test still says where it was; run.sh's own timeout interrupts pytest (SIGINT,
@@ -138,12 +164,15 @@ if python3 -c "import pytest" > /dev/null 2>&1; then
   python3 -c "import pytest_timeout" > /dev/null 2>&1 && PER_TEST="--timeout 150"
   timeout -s INT -k 20 300 python3 -m pytest -m gpu tests/gpu/test_coppelius_host.py -v -s -p no:cacheprovider $PER_TEST \
     --durations=0 > "$LOG/pytest_coppelius_host.log" 2>&1
-  note "pytest -m gpu tests/gpu/test_coppelius_host.py: exit $?"
+  step "pytest -m gpu tests/gpu/test_coppelius_host.py" $? "$LOG/pytest_coppelius_host.log"
   # Coppelius's whole update, our kernels against PyTorch (small and large, 200 updates, the skip; about
   # 40 s on the H200): a run of its own with -s, its numbers in the log (COPPELIUS_UPDATE=0 leaves it out)
-  [ "${COPPELIUS_UPDATE:-1}" = 1 ] && timeout 300 python3 -m pytest -m gpu tests/gpu/test_coppelius_update.py -v -s -p no:cacheprovider \
-    > "$LOG/pytest_coppelius.log" 2>&1
-  [ "${COPPELIUS_UPDATE:-1}" = 1 ] && note "pytest -m gpu tests/gpu/test_coppelius_update.py: exit $?"
+  # (its line once read `$?` of the `[ COPPELIUS_UPDATE = 1 ]` test: exit 0 whatever pytest returned)
+  if [ "${COPPELIUS_UPDATE:-1}" = 1 ]; then
+    timeout 300 python3 -m pytest -m gpu tests/gpu/test_coppelius_update.py -v -s -p no:cacheprovider \
+      > "$LOG/pytest_coppelius.log" 2>&1
+    step "pytest -m gpu tests/gpu/test_coppelius_update.py" $? "$LOG/pytest_coppelius.log"
+  fi
 else
   note "pytest -m gpu: skipped (no pytest on this machine)"
 fi
@@ -153,12 +182,12 @@ fi
 if [ "${BENCH_GEMM:-0}" = 1 ]; then
   timeout 300 python3 bench/gpu/coppelius_gemm_bench.py --json "$LOG/coppelius_gemm_bench.json" \
     > "$LOG/coppelius_gemm_bench.log" 2>&1
-  note "coppelius_gemm_bench: exit $?"
+  step coppelius_gemm_bench $?
 fi
 
 # one Coppelius update timed, ours against PyTorch's four ways, small and large (BENCH_COPPELIUS=1; ~1 min)
 HOSTS_ARG=""; [ -d .device/coppelius-host ] && HOSTS_ARG="--hosts .device/coppelius-host"   # adds seed 004's host's row
-[ "${BENCH_COPPELIUS:-0}" = 1 ] && { timeout 400 python3 bench/coppelius/update_bench.py --json "$LOG/coppelius-update-bench.json" $HOSTS_ARG > "$LOG/coppelius_update_bench.log" 2>&1; note "coppelius update_bench: exit $?"; }
+[ "${BENCH_COPPELIUS:-0}" = 1 ] && { timeout 400 python3 bench/coppelius/update_bench.py --json "$LOG/coppelius-update-bench.json" $HOSTS_ARG > "$LOG/coppelius_update_bench.log" 2>&1; step "coppelius update_bench" $?; }
 # seed 004's train invocation against PyTorch AMP, small and large (BENCH_COPPELIUS_HOST=1;
 # .device/coppelius-host built with --large); the host also with its video memory in 4 KiB
 # pages, and under NATIVE_PROFILE (where its time goes, kept in the log folder)
@@ -166,7 +195,7 @@ if [ "${BENCH_COPPELIUS_HOST:-0}" = 1 ] && [ -d .device/coppelius-host ]; then
   timeout 400 python3 bench/coppelius_host/bench.py .device/coppelius-host "$LOG/coppelius-host-bench" \
     --host-variant pages-4k:NATIVE_GPU_VIDEO_PAGES=4k --host-variant profile:NATIVE_PROFILE=1 \
     > "$LOG/coppelius_host_bench.log" 2>&1
-  note "coppelius_host bench: exit $?"
+  step "coppelius_host bench" $?
 fi
 
 # every variant host prepare.sh built (--clusters, --fused, --tree, --fused-tree: .device/coppelius-host-NAME)
@@ -187,7 +216,7 @@ if [ -n "$VARIANT_HOSTS$UNCHECKED_HOSTS" ] && [ -d .device/coppelius-host ]; the
   timeout 400 python3 bench/coppelius_host/compare_builds.py "$LOG/coppelius-variants" coppelius-host \
     $VARIANT_HOSTS ${UNCHECKED_HOSTS:+--unchecked $UNCHECKED_HOSTS} --configs $CONFIGS --repeats 2 \
     > "$LOG/coppelius_variants.log" 2>&1
-  note "coppelius host variants ($VARIANT_HOSTS${UNCHECKED_HOSTS:+; unchecked:$UNCHECKED_HOSTS}) against the plain host: exit $?"
+  step "coppelius host variants ($VARIANT_HOSTS${UNCHECKED_HOSTS:+; unchecked:$UNCHECKED_HOSTS}) against the plain host" $?
 fi
 
 # sm_90 stores below shared 0x400 (the system's first KiB): what the GPU does, recorded in
@@ -196,7 +225,7 @@ fi
 if python3 -c "import pytest" > /dev/null 2>&1; then
   SHARED_RESERVE_LOG=$LOG/shared_reserve.log timeout -s INT -k 10 180 python3 -m pytest -m gpu \
     tests/gpu/test_shared_reserve_gpu_s41.py -v -s -p no:cacheprovider > "$LOG/pytest_shared_reserve.log" 2>&1
-  note "pytest -m gpu tests/gpu/test_shared_reserve_gpu_s41.py (stores below shared 0x400 on sm_90): exit $?"
+  step "pytest -m gpu tests/gpu/test_shared_reserve_gpu_s41.py (stores below shared 0x400 on sm_90)" $? "$LOG/pytest_shared_reserve.log"
 fi
 
 # LAST: hosts that fault the GPU on purpose (a far store: Xid 31; a trap: Xid 13), each its own
@@ -205,9 +234,19 @@ fi
 if python3 -c "import pytest" > /dev/null 2>&1; then
   timeout -s INT -k 10 240 python3 -m pytest -m gpu tests/gpu/test_gpu_fault_s40.py -v -s -p no:cacheprovider \
     > "$LOG/pytest_gpu_fault.log" 2>&1
-  note "pytest -m gpu tests/gpu/test_gpu_fault_s40.py (GPU faults on purpose, last): exit $?"
+  step "pytest -m gpu tests/gpu/test_gpu_fault_s40.py (GPU faults on purpose, last)" $? "$LOG/pytest_gpu_fault.log"
 fi
 
 (dmesg 2>/dev/null | grep -i -E "nvrm|xid|nvidia" | tail -50) > "$LOG/dmesg.txt" 2>&1 || true
+# the last line: how many steps failed, and run.sh's exit status -- gpu_smoke's when it failed, else 1 when any step
+# failed, else 0 (it was gpu_smoke's alone, so a run whose tests failed exited 0)
+status=0
+[ -n "$FAILED_STEPS" ] && status=1
+[ "$smoke" != 0 ] && status=$smoke
+if [ -n "$FAILED_STEPS" ]; then
+  note "run.sh: $FAILED of $STEPS steps failed (${FAILED_STEPS#, }): exit $status"
+else
+  note "run.sh: $STEPS steps, none failed: exit 0"
+fi
 [ -n "${2:-}" ] && tar -czf "$2" -C "$(dirname "$LOG")" "$(basename "$LOG")"
-exit $smoke
+exit $status

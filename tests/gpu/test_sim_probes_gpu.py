@@ -359,3 +359,32 @@ def test_s45_integer_forms_store_the_ptx_words(folder, name):
     bad = [f"  a={a[i]:#x} b={b[i]:#x} c={c[i]:#x} field {k}: GPU {int(got[i, k]):#010x} PTX {want[i][k]:#010x}"
            for i in range(n) for k in range(outputs) if int(got[i, k]) != want[i][k]]
     assert not bad, f"GPU {name}: the simulator's reading is wrong here:\n" + "\n".join(bad[:16])
+
+
+# Probe s46 gpuprobes46's (tests/sim/test_sim_user_forms_s46.py): session 45's forms the simulator runs and no GPU had
+# checked -- cvt between every integer width and binary16 / bfloat16 / binary32 / binary64 in each rounding (F2I / I2F /
+# F2F at every width, I2F.BF16, F2F.BF16.F64.RM, I2F.F16.S64), cvt / cvt.sat between integer widths (and PTX's rule for
+# a register wider than the type), binary64 add / mul / fma .rz / .rm / .rp, FRND.F64 and .ftz / .sat conversions,
+# bfind / clz / popc / brev / bfe / bfi .b64 (FLO of a complemented source), mul.hi .u64 / .s64, testp, copysign,
+# bar.red / vote (.uni: VOTE.EQ) / match, %lanemask_*, .v2 / .v4 loads and stores with each cache hint, 64-bit and
+# scoped atomics (which the simulator refuses: the GPU against the PTX oracle alone), and sm_90's uniform-datapath
+# forms of kernel parameters (UIMAD.WIDE, FLO.U32 ~UR).  Asserted: the PTX ISA oracle that file holds the simulator
+# to (a NaN result any NaN of the format); every word where the GPU and the simulator's (NAME.sim.npy, prepare.sh) differ -- a NaN's bits -- is written to
+# NAN_BITS_LOG.  bobc's cubin too, but for s46.BOBC_LACKS (forms its assembler lacks: ptxas's cubin alone).
+from tests.sim import test_sim_user_forms_s46 as s46  # noqa: E402
+
+S46 = s46.sm90_cases()
+S46_RUNS = [(name, which) for name in sorted([*S46, "s46_uniform"])
+            for which in (("ptxas", "bobc") if name not in s46.BOBC_LACKS else ("ptxas",))]
+
+
+@pytest.mark.parametrize(("name", "which"), S46_RUNS)
+def test_s46_user_forms_store_the_ptx_words(folder, name, which):
+    if not (folder / f"{name}.ptxas.cubin").is_file():
+        pytest.fail(f"no {name}.ptxas.cubin: rerun tests/gpu/prepare.sh (session 46's, which builds the s46 probes)")
+    if which == "bobc" and not (folder / f"{name}.bobc.cubin").is_file():
+        pytest.skip(f"bobc's assembler lacks a form of ptxas's {name} (tests/gpu/prepare.sh made ptxas's cubin alone)")
+    bad, differ = s46.device_run(cp, folder, name, which)
+    _record(f"== {name} ({which}): {len(differ)} words where the GPU and the simulator differ\n" +
+            "\n".join(differ) + "\n")
+    assert not bad, f"GPU ({which}) {name}: {len(bad)} words differ from the PTX ISA:\n" + "\n".join(bad[:16])

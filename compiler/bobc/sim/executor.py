@@ -125,6 +125,9 @@ class LaunchGeometry:
     # the named barriers a block has, 0 .. barriers - 1 (a QMD's BARRIER_COUNT; 16, all of them,
     # for a kernel run without a QMD)
     barriers: int = 16
+    # constant bank 2 (a cubin's `.nv.constant2.<kernel>`, ptxas's literals; run_kernel's): empty for a plan's QMD,
+    # whose images bind bank 0 alone
+    bank2: bytes = b""
 
 
 def _f(u) -> np.ndarray:
@@ -436,6 +439,13 @@ class Launch:
             "SR_CTAID.X": lambda: block % gx, "SR_CTAID.Y": lambda: (block // gx) % gy,
             "SR_CTAID.Z": lambda: block // (gx * gy),
             "SR_LANEID": lambda: local % WARP, "SR_CgaCtaId": lambda: rank[block],
+            # PTX %lanemask_eq / _lt / _le / _gt / _ge: the warp's lanes equal to, below, at or below, above, at or
+            # above this one, as 32-bit masks (refused by name before probe s46 gpuprobes46)
+            "SR_EQMASK": lambda: np.int64(1) << (local % WARP),
+            "SR_LTMASK": lambda: (np.int64(1) << (local % WARP)) - 1,
+            "SR_LEMASK": lambda: (np.int64(2) << (local % WARP)) - 1,
+            "SR_GTMASK": lambda: 0xFFFFFFFF & ~((np.int64(2) << (local % WARP)) - 1),
+            "SR_GEMASK": lambda: 0xFFFFFFFF & ~((np.int64(1) << (local % WARP)) - 1),
             # the shared window's high word: a generic address in it reaches shared memory (op_LD)
             "SR_SWINHI": lambda: np.full(n, window_high, dtype=np.int64),
         })
@@ -497,6 +507,7 @@ class Launch:
         self.mbarriers: dict[tuple[int, int], list[int]] = {}   # (block, offset) -> [pending, count, tx, phase]
         self.idle_waits = 0                     # TRYWAITs found incomplete since an mbarrier last changed
         self.bank0 = np.frombuffer(geometry.bank0 + bytes(-len(geometry.bank0) % 4), dtype="<u4")
+        self.bank2 = np.frombuffer(geometry.bank2 + bytes(-len(geometry.bank2) % 4), dtype="<u4")
         self.cluster_arrivals = np.zeros(n, dtype=np.int64)    # UCGABAR_ARVs each thread has made
         self.peer_loads = np.zeros(n, dtype=bool)              # read a peer's shared memory since its CGAERRBAR
         self.fenced = np.ones(n, dtype=bool)                   # a CGAERRBAR since its last cluster barrier wait
@@ -617,7 +628,14 @@ class Launch:
     def _const(self, ins, o: Operand, extra: int = 0, mask=True):
         """The word of constant bank 0 that `o` (plus `extra` bytes) names, per thread; with an index
         register only the threads in `mask` (the instruction's active lanes) are checked: a lane past
-        the block's threads, or one whose guard is false, holds no address."""
+        the block's threads, or one whose guard is false, holds no address.  Bank 2, where the launch has one
+        (a cubin's literals, run_kernel), is read at a fixed offset inside it (before probe s46 gpuprobes46 every
+        bank-2 read was refused, so ptxas's sm_86 cvt.rni.f64.f64 did not run)."""
+        if o.bank == 2 and self.bank2.size and o.const_reg == RZ:
+            base = o.value + extra
+            if base % 4 or base + 4 > 4 * self.bank2.size:
+                self._fail(ins, f"reads c[0x2][{base:#x}], outside the cubin's {4 * self.bank2.size}-byte bank 2")
+            return np.uint32(self.bank2[base // 4])
         if o.bank != 0:
             self._fail(ins, f"reads constant bank {o.bank}; the launch binds only bank 0", Unmodeled)
         base = o.value + extra
@@ -2112,8 +2130,12 @@ class Launch:
         unsigned = any(m in mods for m in ("U8", "U16", "U32", "U64"))
         to64 = "F64" in mods
         mode = next((m for m in mods if m in ("RN", "RZ", "RM", "RP")), "RN")
-        if "F16" in mods and to64:
-            self._unmodeled(ins, f"{ins.full_opcode} (I2F.F16 to binary16, not .F64)")
+        # I2F.F16 / I2F.BF16: a binary16 / bfloat16 result in the low half-word, the high half 0 (ptxas stores
+        # cvt.rn.bf16.s32's register as the zero-extended u16; I2F.BF16 had been run as I2F to binary32, its word
+        # the binary32 and rounded to 24 bits: probe s46 gpuprobes46)
+        half = next((m for m in ("F16", "BF16") if m in mods), None)
+        if half is not None and to64:
+            self._unmodeled(ins, f"{ins.full_opcode} (I2F.{half} to a 16-bit float, not .F64)")
         if src64:
             if o[1].kind == "imm":
                 # a 64-bit source's 32-bit immediate is the integer's high word, its low word 0: ptxas's sm_90 division
@@ -2134,7 +2156,8 @@ class Launch:
             # bits here, the exponent unbounded, so that round_bits below meets an exact value or one past 65504,
             # which it takes to infinity or 65504 by the mode: the one rounding IEEE 754 asks for (a nonzero
             # integer is never below binary16's smallest normal)
-            value = self._int_to_float(negative, magnitude, 53 if to64 else 11 if "F16" in mods else 24, mode)
+            value = self._int_to_float(negative, magnitude,
+                                       53 if to64 else {"F16": 11, "BF16": 8}.get(half, 24), mode)
         else:
             # I2F.S16 / .U16 / .S8 / .U8 convert the register's low 16 or 8 bits, sign- or zero-extended
             width = 16 if ("S16" in mods or "U16" in mods) else 8 if ("S8" in mods or "U8" in mods) else 32
@@ -2143,11 +2166,11 @@ class Launch:
                 word = np.where(word >= 1 << (width - 1), word - (1 << width), word)
             value = word.astype(np.float64)
         value = self._full(value)
-        if "F16" in mods:
-            # PTX cvt.rn / .rz / .rm / .rp .f16 .s32 / .u32 ...: the integer (exact in binary64) rounded once to
-            # binary16, past 65504 an infinity or 65504 by the mode; the destination's high half 0 (ptxas packs it
-            # with PRMT from the low half).  Refused before probe s44 simops.
-            self._dst(ins, o[0], formats.round_bits(value, "F16", mode), mask)
+        if half is not None:
+            # PTX cvt.rn / .rz / .rm / .rp .f16 / .bf16 .s32 / .u32 ...: the integer (exact in binary64) rounded once to
+            # binary16 (past 65504 an infinity or 65504 by the mode) or bfloat16; the destination's high half 0 (ptxas
+            # packs it with PRMT from the low half).  I2F.F16 refused before probe s44 simops.
+            self._dst(ins, o[0], formats.round_bits(value, half, mode), mask)
             return
         if to64:
             bits = value.astype(np.float64).view(np.uint64)
@@ -3237,6 +3260,10 @@ class Launch:
             result = np.repeat(votes.any(axis=1), WARP)
         elif mode == "ALL":
             result = np.repeat((votes | ~act).all(axis=1), WARP)
+        elif mode == "EQ":
+            # PTX vote.uni: true when the predicate is the same in every active lane of the warp (refused by name
+            # before probe s46 gpuprobes46; ptxas writes VOTE.EQ P3, P3 for it)
+            result = np.repeat((votes | ~act).all(axis=1) | (~votes | ~act).all(axis=1), WARP)
         else:
             self._unmodeled(ins)
         ballot = np.repeat((votes.astype(np.uint64) << np.arange(WARP, dtype=np.uint64)).sum(axis=1), WARP)

@@ -121,6 +121,9 @@ class CodeImage:
     # where in constant bank 0 the code reads its parameters, as the image says (a cubin's
     # EIATTR_PARAM_CBANK, a listing's printed one); None: the rule for the block given (parameter_base)
     parameter_base: int | None = None
+    # constant bank 2, a cubin's `.nv.constant2.<kernel>`: the literals ptxas's code reads as c[0x2][..] (sm_86's
+    # cvt.rni.f64.f64 compares with 2^52 there); empty for SASS source and raw words
+    bank2: bytes = b""
 
 
 def _directives(text: str, source_name: str, assembled, target: Target) -> tuple[str | None, int]:
@@ -172,8 +175,10 @@ def cubin_kernel(cubin: bytes, kernel_name: str | None) -> CodeImage:
     registers = _regcount(cubin, sections.get(".nv.info"), h[7] & 0xFFFFFF) or (h[7] >> 24) or None
     if registers is None:
         raise UsageError(f"the cubin gives no register count (EIATTR_REGCOUNT) for {kernel_name}; pass registers=")
+    literals = sections.get(".nv.constant2." + kernel_name)
     return CodeImage(sass_frontend.code_at(code, 0, len(code)), registers, shared[5] if shared else 0, kernel_name,
-                     parameter_base=_param_cbank(cubin, sections.get(".nv.info." + kernel_name)))
+                     parameter_base=_param_cbank(cubin, sections.get(".nv.info." + kernel_name)),
+                     bank2=cubin[literals[4]:literals[4] + literals[5]] if literals else b"")
 
 
 EIATTR_REGCOUNT = 0x2F
@@ -411,7 +416,7 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
     geometry = LaunchGeometry(f"kernel {kernel_name or image.name or ''}".strip(), grid, block, count, bytes(bank0),
                               t.nvdisasm_arch, shared_bytes=shared,
                               local_bytes=local_bytes, cluster=cluster,
-                              parameters=(base, len(parameters)))
+                              parameters=(base, len(parameters)), bank2=image.bank2)
     instructions = sass_frontend.decode(image.code, t.nvdisasm_arch)
     copies = []
     try:
