@@ -66,8 +66,10 @@ def harness(tmp_path_factory):
     return built
 
 
-def notes(harness, listen_at: str, connect_to: str, port: int) -> dict[str, dict[str, str]]:
-    ran = subprocess.run([str(harness), listen_at, connect_to, str(port)], capture_output=True, text=True, timeout=60)
+def notes(harness, listen_at: str, connect_to: str, port: int, stray: str | None = None) -> dict[str, dict[str, str]]:
+    """Each end's last note (a listener notes again for each connection it takes)."""
+    ran = subprocess.run([str(harness), listen_at, connect_to, str(port)] + ([stray] if stray else []),
+                         capture_output=True, text=True, timeout=60)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     said = {}
     for line in ran.stdout.splitlines():
@@ -96,3 +98,13 @@ def test_peers_on_one_machine_agree_on_their_group_and_share_s46(harness, listen
     expected = f"{reached_by_python(listen_at, connect_to)}:{port}"
     assert said["listening"]["reached"] == said["connecting"]["reached"] == expected, said
     assert said["listening"]["same_machine"] == said["connecting"]["same_machine"] == "1", said
+
+
+def test_the_listeners_note_follows_the_connection_it_takes_as_its_peer_s46(harness):
+    """A stray connection (to 127.0.0.2) accepted first and closed before its first byte is
+    replaced by the peer's (to 127.0.0.1) when the listener receives (accept_again): the note the
+    device session reads is the peer's connection, not the stray's (probe s46 sharegroup,
+    finding 3: it kept the first connection's)."""
+    port = free_port()
+    said = notes(harness, "0.0.0.0", "127.0.0.1", port, stray="127.0.0.2")
+    assert said["listening"]["reached"] == said["connecting"]["reached"] == f"127.0.0.1:{port}", said
