@@ -39,16 +39,36 @@ enum share_mode { SHARE_OFF, SHARE_AUTO, SHARE_REQUIRED };
 #define JOIN_WAIT_REQUIRED_MS 10000
 
 static struct {
-    char address[32];
+    char reached[32];            /* the address:port the connection reached (one text at both ends) */
+    char ends[80];               /* "this end's address -> the peer's", for messages */
+    int same_machine;            /* the connection's two ends have one address, or loopback ones */
     int listening;               /* -1: no peer */
     struct timespec connected;   /* when the connection was begun (CLOCK_REALTIME_COARSE, the files' clock) */
-} peer_note = { "", -1, { 0, 0 } };
+} peer_note = { "", "", 0, -1, { 0, 0 } };
 
-void np_device_note_peer(const char *address, int listening, const struct timespec *since)
+void np_device_note_peer(const char *reached, const char *ends, int same_machine, int listening,
+                         const struct timespec *since)
 {
-    snprintf(peer_note.address, sizeof peer_note.address, "%s", address);
+    snprintf(peer_note.reached, sizeof peer_note.reached, "%s", reached);
+    snprintf(peer_note.ends, sizeof peer_note.ends, "%s", ends);
+    peer_note.same_machine = same_machine;
     peer_note.listening = listening;
     peer_note.connected = *since;
+}
+
+/* Why this session cannot share a GPU context with its peer (whatever the GPU), or NULL when it
+ * can: the peer must be connected before OpenDevice and be on this machine. */
+static const char *why_not_shared(char *why, size_t size)
+{
+    if (peer_note.listening < 0)
+        return "this program connected to no peer before OpenDevice (a GPU context is shared only with the peer "
+               "a program connected to before it opened its GPU)";
+    if (!peer_note.same_machine) {
+        snprintf(why, size, "its peer is on another machine (the connection %s): a GPU context is shared only by "
+                 "peers on one machine", peer_note.ends);
+        return why;
+    }
+    return NULL;
 }
 
 static int share_mode(int *mode, char *err)
@@ -72,7 +92,7 @@ static void group_path(const uint8_t uuid[16], char *path, size_t size)
     char hex[33];
     for (int i = 0; i < 16; i++)
         snprintf(hex + 2 * i, 3, "%02x", uuid[i]);
-    snprintf(path, size, "%s/bobc-native-group-%s-%s", NP_GROUP_FOLDER, hex, peer_note.address);
+    snprintf(path, size, "%s/bobc-native-group-%s-%s", NP_GROUP_FOLDER, hex, peer_note.reached);
 }
 
 /* The connecting peer: the listening peer's RM client and group, from a file written
@@ -96,7 +116,7 @@ static int await_group(const char *path, uint32_t *client, uint32_t *group, int 
         }
         if (now_ms() >= deadline) {
             snprintf(why, NP_ERR_BYTES, "the listening peer (%s) published no GPU context on this GPU in %s within "
-                     "%d ms", peer_note.address, path, timeout_ms);
+                     "%d ms", peer_note.reached, path, timeout_ms);
             return -1;
         }
         struct timespec pause = { 0, 200 * 1000 };
@@ -171,6 +191,13 @@ int np_device_open(np_session *s, const uint8_t uuid[16], char *err)
     int share = SHARE_OFF, rc;
     if ((rc = share_mode(&share, err)) || (rc = read_config(&config, err)))
         return rc;
+    /* NATIVE_GPU_SHARE_GROUP=1 that cannot be honoured is refused, with or without a GPU (a memory
+     * session is where a pair's settings are tried first), never ignored */
+    char reason[NP_ERR_BYTES];
+    const char *unshared = why_not_shared(reason, sizeof reason);
+    if (share == SHARE_REQUIRED && unshared)
+        return say(err, NP_STATUS_DEVICE, "%s=1: no GPU context can be shared: %s; unset %s (auto: the peers share "
+                   "when they can) or set it to 0", NP_SHARE_GROUP_VARIABLE, unshared, NP_SHARE_GROUP_VARIABLE);
     s->memory_only = rt_setting_choice(RT_SETTING_DEVICE, 1) == 0;    /* memory, gpu: 0, 1 */
     if (s->memory_only) {
         s->open = 1;
@@ -180,10 +207,11 @@ int np_device_open(np_session *s, const uint8_t uuid[16], char *err)
     if (!target)
         return say(err, NP_STATUS_DEVICE, "this host was built for target %s, which this runtime does not know",
                    s->target);
-    /* only a peer on this machine (Connect before OpenDevice, over loopback) may share our context;
-     * and with no NVIDIA driver at all there is no context to share: no wait for the peer's, the
-     * bring-up's own "no GPU" is the one line said (probe s27, finding 11) */
-    if (peer_note.listening < 0 || strncmp(peer_note.address, "127.", 4) != 0 || !rt_gpu_present())
+    /* only a peer on this machine, connected before OpenDevice, may share our context (judged from
+     * the connection: a worker 0 built with 0.0.0.0 and a worker 1 with 127.0.0.1 share); and with
+     * no NVIDIA driver at all there is no context to share: no wait for the peer's, the bring-up's
+     * own "no GPU" is the one line said (probe s27, finding 11) */
+    if (unshared || !rt_gpu_present())
         share = SHARE_OFF;
     char path[256] = "", why[NP_ERR_BYTES] = "", alone[NP_ERR_BYTES + 256] = "";
     if (share != SHARE_OFF) {
@@ -193,7 +221,8 @@ int np_device_open(np_session *s, const uint8_t uuid[16], char *err)
         else if (await_group(path, &config.join_client, &config.join_group,
                              share == SHARE_REQUIRED ? JOIN_WAIT_REQUIRED_MS : JOIN_WAIT_AUTO_MS, why)) {
             if (share == SHARE_REQUIRED)
-                return say(err, NP_STATUS_DEVICE, "%s=1: %s; start the listening peer on this GPU with %s=1 too",
+                return say(err, NP_STATUS_DEVICE, "%s=1: %s; start the listening peer on this GPU with %s unset or "
+                           "1 (a peer on another GPU cannot share: then unset it here or set it to 0)",
                            NP_SHARE_GROUP_VARIABLE, why, NP_SHARE_GROUP_VARIABLE);
             /* said once the session's own context is up: a bring-up that fails says only why */
             snprintf(alone, sizeof alone, "native: %s; this session takes a GPU context of its own (the GPU switches "

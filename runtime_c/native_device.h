@@ -68,23 +68,31 @@ void np_device_release(np_session *s);
 /* The pair's GPU context.  Two peers on one GPU, each its own process, RM client, VA space,
  * memory and channel, run in one channel group (one GPU context, as NVIDIA's MPS does):
  * otherwise the GPU switches between the two processes' contexts around nearly every
- * submission, ~150 us a switch on an H200 (docs/native-host.md, "Two peers on one GPU").  When the program connected to its peer over loopback (127.x.x.x) before
- * OpenDevice, the listening peer shares its group (NV_ESC_RM_SHARE, this user's processes)
- * and writes its RM client and group handles to NP_GROUP_FOLDER/bobc-native-group-<UUID>-<address>;
+ * submission, ~150 us a switch on an H200 (docs/native-host.md, "Two peers on one GPU").  When the
+ * program connected to a peer on this machine before OpenDevice (judged from the connection, not
+ * from the address either was built with: its two ends have one address, or loopback ones -- so a
+ * worker 0 at 0.0.0.0 and a worker 1 at 127.0.0.1, or both at this machine's own address, share),
+ * the listening peer shares its group (NV_ESC_RM_SHARE, this user's processes) and writes its RM
+ * client and group handles to NP_GROUP_FOLDER/bobc-native-group-<UUID>-<reached>, <reached> the
+ * address:port the connection reached (the listening end's, one text at both ends);
  * the connecting peer waits for that file (one written after it connected), removes it, and
  * joins the group (NV_ESC_RM_DUP_OBJECT) with its own context share and channel.
  * NATIVE_GPU_SHARE_GROUP: auto (the default; a peer that finds no group to join within 2 s
- * says so on stderr and takes its own), 0 (never: each peer its own group), 1 (required of a
- * program with a loopback peer: status 3 when it cannot share; other programs never share).
+ * says so on stderr and takes its own), 0 (never: each peer its own group), 1 (required: status 3
+ * when it cannot share, saying why -- no peer connected before OpenDevice, a peer on another
+ * machine, no group to join -- judged with or without a GPU, NATIVE_DEVICE=memory included).
  * One GPU context: a fault in either peer's channel is a fault of the group (expect both peers
  * to end with status 4; not provoked in the tests). */
 #define NP_SHARE_GROUP_VARIABLE "NATIVE_GPU_SHARE_GROUP"
 #define NP_GROUP_FOLDER "/dev/shm"
-/* np_peer_open's note of the session's peer (before OpenDevice: Connect comes first):
- * its address text, whether this side listened, and when the connection was begun
- * (CLOCK_REALTIME_COARSE, the clock of file times: the group file must be newer). */
+/* np_peer_open's note of the session's peer (before OpenDevice: Connect comes first), read from
+ * the connection taken as the peer: `reached`, the address:port it reached (the listening end's
+ * own); `ends`, "this end's address -> the peer's" for messages; `same_machine`, whether its two
+ * ends have one address or loopback ones; whether this side listened; and when the connection
+ * was begun (CLOCK_REALTIME_COARSE, the clock of file times: the group file must be newer). */
 struct timespec;
-void np_device_note_peer(const char *address, int listening, const struct timespec *since);
+void np_device_note_peer(const char *reached, const char *ends, int same_machine, int listening,
+                         const struct timespec *since);
 
 /* NATIVE_PROFILE=1: where a run's time goes.  Each Submit's wait (doorbell to semaphore,
  * grouped by the ring entry it issues: the pushbuffer segment it runs, the first

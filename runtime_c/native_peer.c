@@ -154,6 +154,7 @@ static void confirm(np_peer *peer)
 }
 
 static int send_bytes(np_peer *peer, const uint8_t *data, uint64_t bytes, int timeout_ms, char *err, int *closed);
+static void note_connection(const np_peer *peer, int listening, const struct timespec *since);
 
 /* The connection closed before its first byte: not a peer.  Accept another (one queued meanwhile
  * first) by the open's deadline and send it what was sent on the one that closed. */
@@ -166,6 +167,9 @@ static int accept_again(np_peer *peer, int timeout_ms, char *err)
         int rc = listen_and_accept(peer, err);
         if (rc)
             return rc;
+        struct timespec begun;            /* the device session's note follows the connection taken */
+        clock_gettime(CLOCK_REALTIME_COARSE, &begun);
+        note_connection(peer, 1, &begun);
         int closed = 0;
         rc = send_bytes(peer, peer->replay, peer->replay_bytes, timeout_ms, err, &closed);
         if (!rc)
@@ -174,6 +178,30 @@ static int accept_again(np_peer *peer, int timeout_ms, char *err)
             return rc;
         snprintf(peer->stray, sizeof peer->stray, "%s", peer->remote);
     }
+}
+
+/* The device session's note of the connection on peer->fd, read from the socket (np_device_note_peer):
+ * the address:port it reached (this end's own when it listened, the remote one when it connected: one
+ * text at both ends, whatever address either was built with -- 0.0.0.0, 127.x, this machine's own)
+ * and whether the two ends are on this machine (one address, or loopback ones). */
+static void note_connection(const np_peer *peer, int listening, const struct timespec *since)
+{
+    struct sockaddr_in local, remote;
+    socklen_t a = sizeof local, b = sizeof remote;
+    if (getsockname(peer->fd, (struct sockaddr *)&local, &a) != 0 ||
+        getpeername(peer->fd, (struct sockaddr *)&remote, &b) != 0 || local.sin_family != AF_INET) {
+        np_device_note_peer(peer->address, peer->address, 0, listening, since);
+        return;
+    }
+    char here[INET_ADDRSTRLEN] = "?", there[INET_ADDRSTRLEN] = "?", reached[32], ends[80];
+    inet_ntop(AF_INET, &local.sin_addr, here, sizeof here);
+    inet_ntop(AF_INET, &remote.sin_addr, there, sizeof there);
+    const struct sockaddr_in *to = listening ? &local : &remote;
+    snprintf(reached, sizeof reached, "%s:%u", listening ? here : there, (unsigned)ntohs(to->sin_port));
+    snprintf(ends, sizeof ends, "%s -> %s", here, there);
+    int same = local.sin_addr.s_addr == remote.sin_addr.s_addr || (ntohl(local.sin_addr.s_addr) >> 24) == 127 ||
+               (ntohl(remote.sin_addr.s_addr) >> 24) == 127;
+    np_device_note_peer(reached, ends, same, listening, since);
 }
 
 /* A connected socket whose own address is its remote one: it connected to itself (a connect to
@@ -216,7 +244,7 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
         if (rc)
             return rc;
         peer->unconfirmed = 1;
-        np_device_note_peer(peer->address, 1, &begun);
+        note_connection(peer, 1, &begun);
         return 0;
     }
     int answered = 0;                     /* an attempt was refused: the address answers, nothing listens */
@@ -253,7 +281,7 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
             fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
             nodelay(fd);
             peer->fd = fd;
-            np_device_note_peer(peer->address, 0, &begun);
+            note_connection(peer, 0, &begun);
             return 0;
         }
         close(fd);

@@ -31,7 +31,8 @@
 #include "native_program.h"
 
 /* stubs of what native_peer.c uses from the rest of the host (as tests/peer_fuzz.c's) */
-void np_device_note_peer(const char *a, int l, const struct timespec *s) { (void)a; (void)l; (void)s; }
+void np_device_note_peer(const char *r, const char *e, int m, int l, const struct timespec *s)
+{ (void)r; (void)e; (void)m; (void)l; (void)s; }
 double np_profile_start(void) { return 0; }
 void np_profile_end(int k, double s) { (void)k; (void)s; }
 const char *rt_setting_variable(rt_setting w) { (void)w; return "NATIVE_PEER_TIMEOUT_MS"; }

@@ -1363,7 +1363,7 @@ static void test_native_device_without_gpu(void)
     unsetenv("NATIVE_GPU_SHARE_GROUP");
     struct timespec since;
     clock_gettime(CLOCK_REALTIME, &since);
-    np_device_note_peer("127.0.0.1:47811", 0, &since);
+    np_device_note_peer("127.0.0.1:47811", "127.0.0.1 -> 127.0.0.1", 1, 0, &since);
     char said[2048];
     double started = seconds_now();
     captured(open_without_gpu, said, sizeof said);
@@ -1372,7 +1372,51 @@ static void test_native_device_without_gpu(void)
           no_gpu_error);
     CHECK(said[0] == 0, "the failure is the host's one line, nothing before it: '%s'", said);
     CHECK(took < 1.0, "no wait for a peer's GPU context without a GPU: %.2f s", took);
-    np_device_note_peer("", -1, &since);
+    np_device_note_peer("", "", 0, -1, &since);
+}
+
+/* NATIVE_GPU_SHARE_GROUP=1 that cannot be honoured is refused (status 3, why and what to change),
+ * with or without a GPU -- judged under NATIVE_DEVICE=memory here; before (probe s46 sharegroup,
+ * finding 2) a program with no peer, or a peer that is not on this machine, ignored it silently.
+ * A peer on this machine (any address: the note is the connection's) opens; auto never refuses. */
+static void test_share_required_is_never_ignored_s46(void)
+{
+    static const uint8_t uuid[16];
+    struct timespec since;
+    clock_gettime(CLOCK_REALTIME, &since);
+    setenv(rt_setting_variable(RT_SETTING_DEVICE), "memory", 1);
+    const struct {
+        const char *share, *reached, *ends;
+        int same_machine, listening, status;
+        const char *said;
+    } cases[] = {
+        { "1", "", "", 0, -1, 3, "NATIVE_GPU_SHARE_GROUP=1: no GPU context can be shared: this program connected to "
+          "no peer before OpenDevice" },
+        { "1", "10.0.0.5:47811", "10.0.0.6 -> 10.0.0.5", 0, 0, 3, "its peer is on another machine (the connection "
+          "10.0.0.6 -> 10.0.0.5): a GPU context is shared only by peers on one machine; unset NATIVE_GPU_SHARE_GROUP" },
+        { "1", "10.0.0.5:47811", "10.0.0.5 -> 10.0.0.6", 0, 1, 3, "its peer is on another machine" },
+        { "1", "127.0.0.1:47811", "127.0.0.1 -> 127.0.0.1", 1, 1, 0, "" },     /* worker 0 built with 0.0.0.0 */
+        { "1", "10.0.0.5:47811", "10.0.0.5 -> 10.0.0.5", 1, 0, 0, "" },         /* both at this machine's address */
+        { "auto", "10.0.0.5:47811", "10.0.0.6 -> 10.0.0.5", 0, 0, 0, "" },
+        { "auto", "", "", 0, -1, 0, "" },
+        { "0", "", "", 0, -1, 0, "" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        setenv("NATIVE_GPU_SHARE_GROUP", cases[k].share, 1);
+        np_device_note_peer(cases[k].reached, cases[k].ends, cases[k].same_machine, cases[k].listening, &since);
+        np_session s;
+        memset(&s, 0, sizeof s);
+        s.target = "sm_90";
+        char err[NP_ERR_BYTES] = "";
+        int rc = np_device_open(&s, uuid, err);
+        CHECK(rc == cases[k].status && strstr(err, cases[k].said), "case %zu: %d '%s'", k, rc, err);
+        if (cases[k].status)
+            CHECK(!s.open, "case %zu: a refused session is not open", k);
+        np_device_release(&s);
+    }
+    np_device_note_peer("", "", 0, -1, &since);
+    unsetenv("NATIVE_GPU_SHARE_GROUP");
+    unsetenv(rt_setting_variable(RT_SETTING_DEVICE));
 }
 
 /* Map's overlap test with host ranges near 2^64: the ends taken exactly, no sum that wraps (a
@@ -2531,6 +2575,7 @@ int main(void)
     test_native_telemetry();
     test_ring_slot();
     test_native_device_without_gpu();
+    test_share_required_is_never_ignored_s46();
     test_gpu_fault_messages();
     test_native_launch_table();
     test_native_launch_rows_edges();
