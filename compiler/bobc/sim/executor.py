@@ -3202,7 +3202,20 @@ class Launch:
         else:
             self._unmodeled(ins)
         j = np.where(valid, j, lane)
-        self._dst(ins, o[1], value[self.warp_base + j], mask)
+        # a source lane that is live but not executing this SHFL (a branch parted it from the reader and
+        # no BSYNC or WARPSYNC brought it back) gives the GPU's reader an undefined value (the PTX ISA's
+        # shfl.sync: a source outside the executing lanes); the simulator's lowest-PC-first order would
+        # hand over whatever that lane's register holds now (probe s46 newuser11)
+        executing = self._active(mask)
+        source = self.warp_base + j
+        parted = executing & valid & self.live[source] & ~executing[source]
+        if parted.any():
+            reader = int(np.argmax(parted))
+            self._fail(ins, f"lane {int(lane[reader])} reads lane {int(j[reader])}, which is live but not executing "
+                            f"this {ins.full_opcode}: a branch parted them and nothing reconverged them before it "
+                            f"(the GPU gives an undefined value); close the branch with BSSY / BSYNC, or WARPSYNC, "
+                            f"before the shuffle", thread=reader)
+        self._dst(ins, o[1], value[source], mask)
         self._dst(ins, o[0], self._full(valid), mask)
 
     def op_VOTE(self, ins, mods, o, mask):
