@@ -31,7 +31,8 @@ A pointer the kernel moves per batch (grid y or z) says so after its extent:
 
 `each COUNT by STRIDE` (expressions as above): the kernel touches the extent
 at address + b * STRIDE for every batch b < COUNT, and each of those must lie
-in a resident of its own (batch l of a layer-batched launch in layer l's).
+within one resident: batches may share one, or each lie in another (batch l of a
+layer-batched launch in layer l's).
 
 A pointer the kernel touches only under a flag says so last (after `each ... by ...`):
 

@@ -444,7 +444,7 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
     4*hi[7], or a size the code fixes) -- must lie in that resident;
     a phase that names what it reads/writes must list that resident.  A
     pointer the kernel moves per batch (`each COUNT by STRIDE`) is held to
-    that for every batch's address, each in a resident of its own.  (b)
+    that for every batch's address, each within one resident (batches may share one).  (b)
     must lie in one resident (extent 1 byte, all that is known).  Declared
     scalar slots (binary32 pairs) are never addresses, whatever their value.
     An inactive pointer is not checked: the kernel does not touch it.

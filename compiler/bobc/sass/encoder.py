@@ -980,6 +980,25 @@ class Encoder:
                             f"destination, then its source)")
         return problem
 
+    def _i2fp_spelling(self, inst: Instruction, key: str):
+        """(form, rounding, source) when `inst` is an I2F of a 32-bit integer to binary32 rounded to
+        nearest or toward zero that the tables lack, and the tables hold the form ptxas writes for it
+        on sm_86 and sm_90 (I2FP.F32.S32 / .U32, .RZ; cvt.rn.f32.u32 gives `I2FP.F32.U32 R0, R1`, never
+        I2F: probe s46 newuser11 wrote `I2F.U32 R13, R11` and was told only I2F's .RM / .RP forms)."""
+        if inst.opcode != "I2F":
+            return None
+        modifiers = [m for m in inst.modifiers if m != "RN"]
+        rounding = [m for m in modifiers if m in ("RZ", "RM", "RP")]
+        types = data_types(modifiers)
+        if rounding not in ([], ["RZ"]) or len(modifiers) != len(types) + len(rounding) or len(types) > 2:
+            return None
+        target, source = (types if len(types) == 2 else ["F32"] + types if types else ["F32", "S32"])
+        if target != "F32" or source not in ("S32", "U32"):
+            return None
+        mnemonic = f"I2FP.F32.{source}" + (".RZ" if rounding else "")
+        form = f"{mnemonic} {key.split(' ', 1)[1]}" if " " in key else mnemonic
+        return (form, "RZ" if rounding else "RN", source) if form in self.forms else None
+
     def _unknown_form(self, inst: Instruction, key: str) -> str:
         import difflib
         unread = self.unread_problem(inst)     # 'DEPBAR ?' names no form: say which operand is unread
@@ -991,6 +1010,10 @@ class Encoder:
         # nearest first: the most alike in modifiers and operand kinds
         near.sort(key=lambda k: (-difflib.SequenceMatcher(None, key, k).ratio(), k))
         hint = ("; known forms, nearest first: " + "; ".join(near[:8])) if near else ""
+        spelling = self._i2fp_spelling(inst, key)
+        if spelling:
+            hint = (f"; ptxas writes this conversion (cvt.{spelling[1].lower()}.f32.{spelling[2].lower()}) on "
+                    f"{self.arch.name} as {spelling[0]}: write {spelling[0].split(' ')[0]}" + hint)
         from .derive import class_name
         return (f"no {self.arch.name} encoding for '{key}'{hint}; encoding {class_name(inst.opcode)}: "
                 f"in a bobc checkout, add a PTX kernel to tools/ptx_corpus that makes ptxas emit it, or a "

@@ -101,6 +101,15 @@ class ChannelLog:
     releases: list = field(default_factory=list)    # (address, payload)
 
 
+def manifest_shared_bytes(manifest: dict) -> dict[int, int]:
+    """QMD address -> the shared bytes its launch's region gives a block, before the QMD rounds
+    them up to the target's granule (Channel's `shared_bytes`), for the regions whose manifest
+    entry says them."""
+    sizes = {region["index"]: region["shared_bytes"] for region in manifest["regions"] if "shared_bytes" in region}
+    return {launch["qmd_address"]: sizes[launch["region"]] for launch in manifest["launches"]
+            if launch["region"] in sizes and "qmd_address" in launch}
+
+
 def manifest_code_bytes(manifest: dict) -> dict[int, int]:
     """QMD address -> the size of the code its launch runs, from an images manifest (Channel's
     `code_bytes`)."""
@@ -144,7 +153,7 @@ class Channel:
 
     def __init__(self, memory: Memory, check_hazards: bool = True, launch_names: dict | None = None,
                  check_order: bool = True, code_bytes: dict | None = None, max_steps: int | None = None, *,
-                 contracts):
+                 contracts, shared_bytes: dict | None = None):
         self.memory = memory
         self.max_steps = max_steps or MAX_STEPS     # instructions one launch may issue (executor.Launch)
         # every launched kernel's contract (bobc.sim.contracts.LaunchContracts), which each launch is
@@ -156,6 +165,9 @@ class Channel:
         # QMD address -> its kernel's code size (the images' manifest): a QMD whose program
         # prefetch is for what follows it (PREFETCH_POST) does not say where its own code ends
         self.code_bytes = code_bytes or {}
+        # QMD address -> the shared bytes its region gives a block (manifest_shared_bytes): an
+        # access past them, though inside the QMD's rounded window, is refused
+        self.shared_bytes = shared_bytes or {}
         self.check_hazards = check_hazards
         self.check_order = check_order
         self.unordered: list[tuple] = []   # (where, reads, writes, token) of launches since the last wait for idle
@@ -406,7 +418,8 @@ class Channel:
             self._code_cache[key] = sass_frontend.decode(code, d.arch)
         bank0 = self.memory.read(d.cb0_address, d.cb0_bytes, f"{where}: constant bank 0")
         geometry = LaunchGeometry(name, d.grid, d.block, d.registers, bank0, d.arch, d.shared_memory,
-                                  cluster=d.cluster, barriers=d.barriers)
+                                  cluster=d.cluster, barriers=d.barriers,
+                                  declared_shared=self.shared_bytes.get(qmd_address))
         if self.check_order:
             self.memory.accesses = LaunchAccesses()
         copies = []

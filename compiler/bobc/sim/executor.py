@@ -117,6 +117,9 @@ class LaunchGeometry:
     bank0: bytes
     arch: str                       # nvdisasm arch: SM86 / SM90
     shared_bytes: int = 0           # shared memory per block
+    # the shared bytes the plan's region gives a block (before the QMD rounds them up to
+    # shared_bytes): an access past them is refused though the GPU would run it (None: unknown)
+    declared_shared: int | None = None
     local_bytes: int = 0            # local memory per thread (0: LDL/STL refused)
     cluster: tuple[int, int, int] = (1, 1, 1)   # blocks a thread-block cluster (x, y, z), dividing the grid
     # (base, bytes): the parameter bytes a launch was given at bank 0's `base` (run_kernel's params),
@@ -459,6 +462,7 @@ class Launch:
         self.preds[PT] = self.preds[UPT_ROW] = True
         self.uregs = LazyRows(64, n, POISON_WORD, np.uint32)
         self.shared_bytes = geometry.shared_bytes
+        self.declared_shared = geometry.declared_shared
         # the bytes below it are the system's (bobc.targets SMResources.shared_base: 0x400 on sm_90)
         self.shared_target = next((t for t in TARGETS.values() if t.nvdisasm_arch == geometry.arch), None)
         self.shared_base = self.shared_target.sm_resources.shared_base if self.shared_target is not None else 0
@@ -3635,6 +3639,15 @@ class Launch:
                    "is misaligned")
             self._fail(ins, f"shared-memory access at {first:#x} ({size} bytes) {why}", thread=self._first(mask, bad),
                        memory="shared" if outside else None)
+        declared = self.declared_shared
+        if declared is not None and declared < self.shared_bytes and (offset + size > declared).any():
+            # within the QMD's rounded window, so the GPU runs it: but past what the region gives, so the
+            # kernel reaches bytes its `.shared` does not declare (probe s46 newuser11)
+            past = offset + size > declared
+            self._fail(ins, f"shared-memory access at {int(offset[np.argmax(past)]):#x} ({size} bytes) lies outside "
+                            f"the block's {declared} bytes of shared memory (the GPU would run it: the launch's QMD "
+                            f"rounds them up to {self.shared_bytes}, but the kernel's code reaches past what its "
+                            f"region gives)", thread=self._first(mask, past), memory="shared")
         index = block * self.shared_bytes + offset
         if (self.copies_open or self.copy_groups) and not copying:     # some copy has yet to land
             racing = self.copy_pending[index[:, None] + np.arange(size)].any(axis=1)

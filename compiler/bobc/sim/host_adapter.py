@@ -21,7 +21,7 @@ from ..host import generate
 from ..plan.host import ENCODINGS, SCALAR_OP_CODES, STEP_KIND
 from ..plan.schedule import ScheduleError, lower
 from ..reference.host import fresh_payload
-from .channel import manifest_code_bytes
+from .channel import manifest_code_bytes, manifest_shared_bytes
 from .faults import Unmodeled
 from .memory import Resident
 
@@ -79,6 +79,8 @@ class HostPlan:
     code_bytes: dict                      # QMD address -> its region's code size (bobc.sim.channel.Channel)
     # every launch's kernel contract (bobc.sim.contracts), which the simulator holds each launch to
     contracts: object = None
+    # QMD address -> the shared bytes its region gives (bobc.sim.channel.Channel shared_bytes)
+    shared_bytes: dict = None
 
 
 def host_plan(plan, images, target, folders) -> HostPlan:
@@ -112,7 +114,7 @@ def host_plan(plan, images, target, folders) -> HostPlan:
         contract=plan.checkpoint,
         launch_names={launch["qmd_address"]: f"launch {launch['index']} ({shown_plan_text(launch['identity'])})"
                       for launch in manifest["launches"]},
-        code_bytes=manifest_code_bytes(manifest),
+        code_bytes=manifest_code_bytes(manifest), shared_bytes=manifest_shared_bytes(manifest),
         contracts=launch_contracts(plan, manifest, target, folders))
 
 

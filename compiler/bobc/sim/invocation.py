@@ -107,7 +107,7 @@ class SimulatedHost:
             buffers.append(Buffer(b.name, b.address, data))
         self.memory = Memory(buffers, list(host.residents))
         self.channel = Channel(self.memory, check_hazards, host.launch_names, check_order, host.code_bytes,
-                               max_steps, contracts=host.contracts)
+                               max_steps, contracts=host.contracts, shared_bytes=host.shared_bytes)
         self.ring = Ring(self.channel)
         self.ring_image = images.gpfifo
         if len(self.ring_image) != ENTRY_BYTES * len(host.semaphores):
