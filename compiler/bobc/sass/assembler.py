@@ -18,7 +18,7 @@ from pathlib import Path
 from ..errors import BobcError, Span
 from ..targets import Target, target_named
 from .encoder import EncodeProblem, Encoder
-from .schedule import Item, expand, schedule, ScheduleShortfall
+from .schedule import Item, expand, schedule, ScheduleShortfall, UnscoredResult
 from .tables.layouts import (ALIGNED_UNIFORM_TUPLES, CONST_BANK, CONST_OFFSET, DOUBLE_IMMEDIATE,
                              EXPLICIT_CONTROL, LAYOUTS)
 from .source import read_source
@@ -512,10 +512,13 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
                                  f"{inst.mnemonic} ..., taking ptxas's choice from an nvdisasm listing")
     items = [Item(inst.opcode, expand(p.reads), expand(p.writes), inst.control,
                   label_here=16 * i in targets_here, wide="WIDE" in inst.modifiers,
-                  guard=_guard(inst), target=_branch_target(inst), latency_key=latency_key(inst))
+                  guard=_guard(inst), target=_branch_target(inst), latency_key=latency_key(inst),
+                  guard_negated=inst.guard is not None and inst.guard.neg, timed_unscored=_timed_unscored(inst))
              for i, (inst, p) in enumerate(zip(resolved, placed_all))]
     try:
         controls = schedule(items, arch)
+    except UnscoredResult as unscored:
+        raise _unscored_refusal(resolved, unscored) from None
     except ScheduleShortfall as short:
         producer = resolved[short.producer]
         raise BobcError(f"{resolved[short.consumer].opcode} at 0x{16 * short.consumer:x} reads a result of "
@@ -718,6 +721,35 @@ def _check_tuple_alignment(inst: Instruction, placed) -> None:
         raise BobcError(f"{inst.mnemonic}'s operand block UR{first}..UR{first + count - 1} ({count} registers) must "
                         f"start at a multiple of {align}", inst.span,
                         hint=f"use UR{first - first % align + align} (or another multiple of {align}) for the block")
+
+
+def _timed_unscored(inst: Instruction) -> bool:
+    """A variable-latency form whose result is timed, not scoreboarded, where its control code sets no write
+    scoreboard (schedule UNSCORED), as bobc.sim's checker times it (latencies.writer_class): the binary16
+    rounding FRND.F16, which ptxas sets no scoreboard on, and the conversions the FP64 unit runs (to or from
+    .F64, to or from a 64-bit integer), whose unscored results ptxas reads after a wait of cycles alone."""
+    m = inst.modifiers
+    return ((inst.opcode == "FRND" and "F16" in m)
+            or (inst.opcode in ("I2F", "F2I", "F2F") and "F64" in m)
+            or (inst.opcode in ("I2F", "F2I") and ("S64" in m or "U64" in m)))
+
+
+def _unscored_refusal(resolved: list[Instruction], unscored: UnscoredResult) -> BobcError:
+    """schedule UNSCORED's refusal: at the producer, whose control code is to change; naming the reader."""
+    producer, consumer = resolved[unscored.producer], resolved[unscored.consumer]
+    bank, number = unscored.register
+    name = f"{bank}{number}"
+    control = producer.control or Control()
+    fixed = replace(control, write_barrier=unscored.suggest)
+    does = "reads" if unscored.read else "overwrites"
+    return BobcError(
+        f"{_display(producer)} at 0x{16 * unscored.producer:x} is variable latency, and its control code "
+        f"{control.text()} sets no write scoreboard: {_display(consumer)} at 0x{16 * unscored.consumer:x} "
+        f"({consumer.span}) {does} its {name}, and no stall covers a result that lands when its unit returns it",
+        producer.span,
+        hint=f"set a write scoreboard on it, {fixed.text()} {_display(producer)}: the automatic control code of "
+             f"{consumer.opcode} then waits on scoreboard {unscored.suggest}; or write {consumer.opcode}'s control "
+             f"code yourself, waiting on that scoreboard")
 
 
 def latency_key(inst: Instruction) -> str:

@@ -261,6 +261,26 @@ SCOREBOARD_ONLY_DRAIN = {"BAR"}
 # before.  Programs with other control flow (BSSY / BSYNC convergence, WARPSYNC, calls) drain.
 CONVERGENCE_OPCODES = {"BSSY", "BSYNC", "WARPSYNC", "BREAK", "BRX", "JMP", "JMX", "CALL", "RET", "KILL"}
 
+# UNSCORED.  An explicit control code may give a variable-latency instruction (VARIABLE_LATENCY, less the
+# target's SchedulingFacts.fixed_latency and the forms timed when unscored, Item.timed_unscored) no write
+# scoreboard.  Its result lands when its unit returns it, which no stall covers: an automatically scheduled
+# instruction that reads it (its guard included), or overwrites it other than by a later variable-latency write
+# of the same in-order queue, is refused (UnscoredResult) unless something before it has completed the result,
+# as bobc.sim's checker (hazards.py _read / _write / _complete) holds code to:
+# - a wait on a scoreboard a LATER instruction of the same in-order queue set (IN_ORDER_QUEUES: their results
+#   return in issue order, and ptxas relies on it -- two LDS, the first unscored, the reader waiting on the
+#   second's scoreboard); where that scoreboard is still outstanding the automatic reader waits on it itself;
+# - an instruction with a stall of 0 (the interlocked encoding: ptxas -O0 sets no scoreboard at all);
+# - the reader runs under the complement of the producer's guard, the predicate not rewritten between.
+# Before session 46 such a producer was timed as a fixed-latency one (DEFAULT_LATENCY) and only the simulator
+# refused the read (probe s46 varlat: tests/sass/test_unscored_variable_latency_s46.py).
+# The in-order queues, as bobc.sim.latencies.QUEUES names them (an opcode outside them is a queue of its own;
+# the FP64 unit's only where it is variable latency, sm_86 -- elsewhere SchedulingFacts.fixed_latency times it).
+IN_ORDER_QUEUES = {"LDS": "shared", "LDSM": "shared", "ATOMS": "shared", "SHFL": "shared", "LDG": "global",
+                   "LDL": "global", "ATOMG": "global", "ATOM": "global", "LD": "global", "LDC": "constant",
+                   "POPC": "xu", "FLO": "xu", "BREV": "xu", "MUFU": "xu", "I2F": "xu", "F2I": "xu", "F2F": "xu",
+                   "DADD": "fp64", "DMUL": "fp64", "DFMA": "fp64", "DSETP": "fp64"}
+
 
 @dataclass
 class Item:
@@ -273,6 +293,8 @@ class Item:
     guard: tuple[str, int] | None = None   # the guard predicate, read early
     target: int | None = None      # a BRA's target instruction index
     latency_key: str = ""          # FIXED_LATENCIES' key where it is not the opcode (HFMA2.MMA)
+    guard_negated: bool = False    # the guard is @!Pn
+    timed_unscored: bool = False   # a VARIABLE_LATENCY form timed when it sets no scoreboard (UNSCORED)
 
     def __post_init__(self):
         if not self.latency_key:
@@ -305,6 +327,9 @@ class _State:
     pending_read: dict = field(default_factory=dict)   # reg -> barriers of every access still reading it
     pending_source: dict = field(default_factory=dict) # reg -> {(write barrier, opcode)} of ASYNC_SOURCE_READERS
     busy: list = field(default_factory=list)           # barriers in use, oldest first
+    unscored: dict = field(default_factory=dict)       # reg -> _Unscored: a variable-latency result on no scoreboard
+    last_scored: dict = field(default_factory=dict)    # barrier -> {queue: index of its latest producer there}
+    pred_version: dict = field(default_factory=dict)   # predicate -> how many writes of it so far
 
     def wait(self, barrier: int) -> None:
         self.pending_write = {r: b for r, b in self.pending_write.items() if b != barrier}
@@ -313,6 +338,9 @@ class _State:
                                if any(e[0] != barrier for e in es)}
         if barrier in self.busy:
             self.busy.remove(barrier)
+        # UNSCORED: a result of an in-order queue is complete once a later one of the queue is
+        done = self.last_scored.get(barrier, {})
+        self.unscored = {r: e for r, e in self.unscored.items() if e.index >= done.get(e.queue, -1)}
 
     def allocate(self, opcode: str = "", result: bool = True, async_copies: bool = False) -> tuple[int, int]:
         """A scoreboard for a variable-latency operation's result (or its late register
@@ -328,6 +356,26 @@ class _State:
         self.busy.remove(newest)
         self.busy.append(newest)
         return newest, 0
+
+
+@dataclass(frozen=True)
+class _Unscored:
+    index: int                     # the producer
+    queue: str                     # its in-order queue (IN_ORDER_QUEUES, else its opcode)
+    guard: tuple[str, int] | None
+    negated: bool
+    version: int                   # writes of its guard predicate before it
+    suggest: int                   # a scoreboard free when it issued, to name in the refusal
+
+
+class UnscoredResult(Exception):
+    """An automatically scheduled instruction reads (or overwrites) the result of a variable-latency
+    instruction whose explicit control code sets no write scoreboard (UNSCORED)."""
+
+    def __init__(self, consumer: int, producer: int, register: tuple[str, int], read: bool, suggest: int):
+        super().__init__(consumer, producer, register, read, suggest)
+        self.consumer, self.producer, self.register, self.read, self.suggest = (
+            consumer, producer, register, read, suggest)
 
 
 class ScheduleShortfall(Exception):
@@ -459,6 +507,8 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
                 if reader != item.opcode:
                     wait_mask |= 1 << b
                     state.wait(b)
+        if item.explicit is None and state.unscored:
+            wait_mask |= _unscored_waits(state, item, index, fixed)
         pairs = [*((state.ready[r] + _consumer_delay(state, r, item), r) for r in item.reads if r in state.ready),
                  *((state.ready[r], r) for r in item.writes if r in state.ready)]
         if item.opcode in VARIABLE_LATENCY and item.opcode not in fixed:
@@ -470,11 +520,29 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
             pairs += [(state.guard_ready[r], r) for r in item.reads if r in state.guard_ready]
         insist(*constraint(pairs))
 
+        unscored_here = _variable_here(item, fixed) and bool(item.writes)
         if item.explicit is not None:
             control = item.explicit
             for b in BARRIERS:
                 if control.wait_mask >> b & 1:
                     state.wait(b)
+            for reg in item.writes:
+                state.unscored.pop(reg, None)    # overwritten by hand: its ordering is the author's (UNSCORED)
+            if control.stall == 0:
+                state.unscored.clear()           # the interlocked encoding waits for every result outstanding
+            elif unscored_here and control.write_barrier == 7:
+                pool = LONG_BARRIERS if item.opcode in LONG_LATENCY_RESULTS else SHORT_BARRIERS
+                free = [b for b in (*pool, *BARRIERS)
+                        if b not in state.busy and not (async_copies and b == ASYNC_COPY_BARRIER)]
+                entry = _Unscored(index, _queue_of(item.opcode), item.guard, item.guard_negated,
+                                  state.pred_version.get(item.guard, 0), free[0] if free else 0)
+                for reg in item.writes:
+                    state.unscored[reg] = entry
+                    for table in (state.ready, state.guard_ready, state.written, state.producer,
+                                  state.producer_index, state.pending_write):
+                        table.pop(reg, None)
+            if unscored_here and control.write_barrier != 7:
+                state.last_scored.setdefault(control.write_barrier, {})[_queue_of(item.opcode)] = index
             if control.write_barrier != 7:
                 for reg in item.writes:
                     state.pending_write[reg] = control.write_barrier
@@ -484,7 +552,7 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
                             state.pending_source.setdefault(reg, set()).add((control.write_barrier, item.opcode))
                 if control.write_barrier not in state.busy:
                     state.busy.append(control.write_barrier)
-            else:
+            elif not (unscored_here and control.stall != 0):
                 _record_fixed(state, item, index, fixed)
             if control.read_barrier != 7:
                 for reg in item.reads:
@@ -500,6 +568,7 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
                 if item.writes:
                     write_barrier, extra = state.allocate(item.opcode, async_copies=async_copies)
                     wait_mask |= extra
+                    state.last_scored.setdefault(write_barrier, {})[_queue_of(item.opcode)] = index
                     for reg in item.writes:
                         state.pending_write[reg] = write_barrier
                         state.ready.pop(reg, None)
@@ -532,10 +601,48 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
             if item.opcode == "DEPBAR":
                 control = Control(stall=control.stall, yield_bit=0, write_barrier=control.write_barrier,
                                   read_barrier=control.read_barrier, wait_mask=control.wait_mask)
+        for reg in item.writes:
+            if reg[0] in ("P", "UP"):
+                state.pred_version[reg] = state.pred_version.get(reg, 0) + 1
         controls.append(control)
         issue.append(state.cycle)
         state.cycle += control.stall
     return controls
+
+
+def _queue_of(opcode: str) -> str:
+    return IN_ORDER_QUEUES.get(opcode, opcode)
+
+
+def _variable_here(item: Item, fixed) -> bool:
+    """Whether `item`'s results are variable latency on this target (UNSCORED)."""
+    return item.opcode in VARIABLE_LATENCY and item.opcode not in fixed and not item.timed_unscored
+
+
+def _unscored_waits(state: _State, item: Item, index: int, fixed) -> int:
+    """The wait mask an automatically scheduled `item` needs for the unscored variable-latency results it reads
+    or overwrites (UNSCORED): a later producer's scoreboard of the same in-order queue; UnscoredResult where
+    there is none."""
+    mask = 0
+    touched = sorted(item.reads | item.writes | ({item.guard} if item.guard is not None else set()))
+    for reg in touched:
+        e = state.unscored.get(reg)
+        if e is None:
+            continue
+        if (e.guard is not None and item.guard == e.guard and item.guard_negated != e.negated
+                and state.pred_version.get(e.guard, 0) == e.version):
+            continue        # the complement of its guard: threads it does not write
+        read = reg in item.reads or reg == item.guard
+        if not read and _variable_here(item, fixed) and _queue_of(item.opcode) == e.queue:
+            if item.guard is None or (item.guard == e.guard and item.guard_negated == e.negated):
+                del state.unscored[reg]     # lands after it, in its queue's order
+            continue
+        later = [b for b in state.busy if state.last_scored.get(b, {}).get(e.queue, -1) > e.index]
+        if not later:
+            raise UnscoredResult(index, e.index, reg, read, e.suggest)
+        mask |= 1 << later[0]
+        state.wait(later[0])
+    return mask
 
 
 def _back_edge_needs(items: list[Item], issue: list[int], state: _State, label: int,
