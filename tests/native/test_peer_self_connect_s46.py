@@ -24,8 +24,6 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
-
 from bobc.reference import native_program as reference
 
 RUNTIME = Path(__file__).resolve().parents[2] / "runtime_c"
