@@ -19,6 +19,14 @@ import pytest
 
 from tests.conftest import REPO
 
+def default_signals() -> None:
+    """In the child: the three signals as a terminal's command gets them (a suite started in the
+    background has SIGINT ignored, under nohup SIGHUP, and bobc keeps an ignored signal ignored:
+    tests/test_signal_tests_under_an_ignoring_parent.py)."""
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, signal.SIG_DFL)
+
+
 SCRIPT = textwrap.dedent("""
     import ctypes, signal, sys
     from bobc import cli
@@ -58,7 +66,8 @@ def test_two_signals_in_one_c_call_end_the_command_by_the_first_s46(library, tmp
     env = {**os.environ, "PYTHONPATH": str(REPO / "compiler"), "TMPDIR": str(tmp_path / "tmp"),
            "BOBC_CACHE_DIR": str(tmp_path / "cache")}
     done = subprocess.run([sys.executable, "-c", SCRIPT, str(plan), str(library), str(int(first)), str(int(second))],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+                          preexec_fn=default_signals)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [f"code {128 + int(first)}"], (done.stdout, done.stderr)
     assert done.stderr.splitlines() == [f"bobc: {WORDS[first]}"], done.stderr
