@@ -23,6 +23,7 @@ turns it off on purpose (in any case: `OFF` too).
 """
 from __future__ import annotations
 
+import fcntl   # at import, not at the first lock: under a descriptor limit the lock file and the signal wakeup pipe leave none for loading it
 import hashlib
 import os
 import re
@@ -268,8 +269,6 @@ def _write_file(path: Path, data: bytes) -> None:
 
 def _lock(handle: int, wait: bool = True) -> bool:
     """flock `handle` exclusively; without `wait`, False at once when another process holds it."""
-    import fcntl
-
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         return True
