@@ -176,3 +176,20 @@ def c_host_and_reference(tmp_path: Path, code: bytes, arguments=(), env=None) ->
     status = run_program(code, list(arguments), name=str(host), stderr=stderr, environ=environ)
     assert (status, stderr.getvalue()) == (done.returncode, done.stderr)
     return done.returncode, done.stderr
+
+
+def peer_host_at_own_port(tmp_path: Path, entry: str) -> tuple[bytes, Path, int]:
+    """Native.Peers' `entry` (listener or connector) built for a port of the test's own (bind(0)):
+    (its program bytes, its host, the port)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    folder = tmp_path / "plans" / "Native"
+    folder.mkdir(parents=True)
+    for name in ("Short.bob", "Peers.bob"):
+        text = (PLANS / "Native" / name).read_text()
+        (folder / name).write_text(text.replace("def peerPort : Nat = 40000", f"def peerPort : Nat = {port}"))
+    code = program_bytes(load_module(folder / "Peers.bob"), entry)
+    return code, write_host(tmp_path, entry, code), port

@@ -23,7 +23,7 @@ import time
 
 import pytest
 
-from native_helpers import PLANS, load_module, program_bytes, run_reference, write_host
+from native_helpers import peer_host_at_own_port, run_reference
 
 UNHEARD = ("the other peer stopped before it sent anything, or it took another connection as its peer (a second "
            "copy of this peer, started against it: the first trains on); see its messages for why, then start both "
@@ -33,16 +33,7 @@ UNHEARD = ("the other peer stopped before it sent anything, or it took another c
 @pytest.fixture
 def connector(tmp_path):
     """Native.Peers' connector built for a port of this test's own."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    folder = tmp_path / "plans" / "Native"
-    folder.mkdir(parents=True)
-    for name in ("Short.bob", "Peers.bob"):
-        text = (PLANS / "Native" / name).read_text()
-        (folder / name).write_text(text.replace("def peerPort : Nat = 40000", f"def peerPort : Nat = {port}"))
-    code = program_bytes(load_module(folder / "Peers.bob"), "connector")
-    return code, write_host(tmp_path, "connector", code), port
+    return peer_host_at_own_port(tmp_path, "connector")
 
 
 def paired_elsewhere(listener: socket.socket, first: socket.socket, queued: threading.Event) -> None:

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from native_helpers import PLANS, load_module, program_bytes, run_reference, write_host
+from native_helpers import peer_host_at_own_port, run_reference
 
 LIMIT_MS = 2000
 
@@ -27,16 +27,7 @@ LIMIT_MS = 2000
 def listener(tmp_path):
     """Native.Peers' listener (sends argument 0's 16 bytes, receives 16 into argument 1) built for
     a port of this test's own (bind(0))."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    folder = tmp_path / "plans" / "Native"
-    folder.mkdir(parents=True)
-    for name in ("Short.bob", "Peers.bob"):
-        text = (PLANS / "Native" / name).read_text()
-        (folder / name).write_text(text.replace("def peerPort : Nat = 40000", f"def peerPort : Nat = {port}"))
-    code = program_bytes(load_module(folder / "Peers.bob"), "listener")
-    return code, write_host(tmp_path, "listener", code), port
+    return peer_host_at_own_port(tmp_path, "listener")
 
 
 def silent_then_peer(port: int, said: list, stop: threading.Event) -> None:
