@@ -866,6 +866,27 @@ class Encoder:
                 return based
         return inst
 
+    def _spelling_here(self, inst: Instruction, key: str, theirs: list, other: str):
+        """(what to write, its opcode) where this target spells the other target's opcode otherwise: an
+        opcode of this target's tables that the other's lack, one letter longer or shorter than the one
+        written (RED / REDG, IMNMX / VIMNMX), and holding at least one of its forms under the same
+        modifiers and operands -- the written form itself where this target has it, else the opcode
+        alone; None where no opcode is so related (derived from the tables, not listed per opcode)."""
+        def opcode_of(k):
+            return k.split(" ")[0].split(".")[0]
+        def respelt(k, opcode):
+            return opcode + k[len(inst.opcode):]
+        their_opcodes = {opcode_of(k) for k in forms_for(other)}
+        candidates = sorted({opcode_of(k) for k in self.forms} - their_opcodes)
+        for opcode in candidates:
+            if not _one_letter_apart(opcode, inst.opcode):
+                continue
+            if not any(respelt(k, opcode) in self.forms for k in theirs):
+                continue
+            here = respelt(key, opcode)
+            return (here.split(" ")[0] if here in self.forms else opcode), opcode
+        return None
+
     def unknown_form(self, inst: Instruction, key: str) -> EncodeProblem:
         """Why `key` has no form in this target's tables, with what to do: an opcode of the other
         target only, a modifier the opcode's forms never have (did-you-mean), an operand count no
@@ -881,6 +902,17 @@ class Encoder:
         mine = [k for k in self.forms if k.split(" ")[0].split(".")[0] == inst.opcode]
         theirs = [k for k in forms_for(other) if k.split(" ")[0].split(".")[0] == inst.opcode] if other else []
         head = f"no {arch} encoding for '{key}'"
+        spelling = self._spelling_here(inst, key, theirs, other) if not mine and theirs else None
+        if spelling and inst.opcode not in self.arch.lacks:
+            # RED on sm_90, REDG on sm_86: ptxas writes red.global as RED for sm_86 and REDG for sm_90
+            # (probe s46 kernelauthor2 finding 4) -- the other target's spelling, not a form to learn
+            written, opcode = spelling
+            problem = EncodeProblem(f"{head}: {inst.opcode} is {other}'s spelling of what {arch} writes {opcode} "
+                                    f"(the {arch} tables have no form of {inst.opcode} and hold {opcode}'s under "
+                                    f"the same modifiers and operands; {other}'s have no {opcode})")
+            problem.hint = (f"on {arch} write {written}; or put the {other} code in the kernel's variant for "
+                            f"{other} (<stem>.{other}.sass beside the base <stem>.sass, which {arch} builds)")
+            return problem
         if not mine and theirs and inst.opcode not in self.arch.lacks:
             # an opcode only the other target's tables hold, but one this target has (ptxas writes UIMAD
             # and ULEA for sm_86 too): a form not learned here, never "the other target's opcode"
@@ -892,7 +924,7 @@ class Encoder:
                             f"{other} alone belongs in the kernel's variant for {other} (<stem>.{other}.sass)")
             return problem
         if not mine and theirs:
-            instead = self.arch.instead.get(inst.opcode)     # this target's row (tables/arch.py)
+            instead = self.arch.instead.get(inst.opcode) or (spelling and spelling[0])  # tables/arch.py's row
             problem = EncodeProblem(f"{head}: {inst.opcode} is an {other} opcode, not one of {arch}'s "
                                     f"(the {arch} tables have no form of it)")
             problem.hint = ((f"on {arch} write {instead}; or " if instead else "")
@@ -1057,6 +1089,12 @@ def is_ptxas_spelling(modifier: str) -> bool:
     """Whether `modifier` is one ptxas writes: a data type (.BF16, .TF32, .E4M3, .F16_V2, .S4),
     a shape (.16816, .64x128x16), or one of PTXAS_MODIFIERS -- not a misspelling to correct."""
     return modifier in PTXAS_MODIFIERS or bool(DATA_TYPE.fullmatch(modifier) or re.fullmatch(r"\d+(?:x\d+)*", modifier))
+
+
+def _one_letter_apart(a: str, b: str) -> bool:
+    """Whether one of `a`, `b` is the other with one letter added (RED / REDG, IMNMX / VIMNMX)."""
+    short, long = sorted((a, b), key=len)
+    return len(long) == len(short) + 1 and any(long[:i] + long[i + 1:] == short for i in range(len(long)))
 
 
 @cache
