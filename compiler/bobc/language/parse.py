@@ -753,6 +753,7 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
                     or (_unterminated_family(text, offset, error.expected)
                         if str(token) in _TOP_LEVEL else None)
                     or _form_shape(text, offset) or _field_shape(text, offset)
+                    or _after_a_closed_form(text, offset, token, error.expected)
                     or _bare_form(text, offset, token, error.expected))
         return ParseError(f"unexpected '{_shown(token)}': expected {expected}", _token_span(path, token),
                           hint=hint)
@@ -762,6 +763,9 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
         # every context: `1é` at a definition's end listed '(', '=', 'field', ...; probe s43 fuzz F7)
         expected = _expected_words(_acceptable(error))
         hint = None
+        control = _control_character(text, error.pos_in_stream, path, error.line, error.column, expected)
+        if control is not None:
+            return control
         if char == _BYTE_ORDER_MARK:
             hint = "a byte order mark (U+FEFF) is accepted only as a file's first character"
         elif char == '"':
@@ -774,6 +778,15 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
                                   "the same line", start,
                                   hint='a byte string is one line; write a newline as \\n and a '
                                        'quote as \\" inside it')
+            if position > 0 and text[position - 1] == "B" and (position == 1 or not _WORD_CHARACTER.match(
+                    text[position - 2])):
+                # `B"x"`: a byte string's prefix is a lower-case b; `B` was read as a name
+                closing = re.match(r'(?:[^"\\\n]|\\.)*"', text[position + 1:])
+                literal = 'b"' + closing.group(0) if closing else 'b"..."'
+                return ParseError(f"'B\"' begins no byte string: a byte string's prefix is a lower-case b "
+                                  f"(the B was read as a name, then a '\"')",
+                                  Span(path, error.line, error.column - 1, error.line, error.column + 1),
+                                  hint=f"write {_shown(literal)}")
             if position == 0 or text[position - 1] != "b":
                 hint = 'text is written as a byte string: b"..." (escapes \\xNN \\n \\t \\" ...)'
             else:
@@ -1043,6 +1056,50 @@ def _previous_word(text: str, offset: int) -> tuple[int, str]:
                                                         or text[start - 1] in "_'-")):
         start -= 1
     return start, text[start:end]
+
+
+def _control_character(text: str, offset: int, path: str, line: int, column: int, expected: str):
+    """A control character outside a byte string or a comment (U+0001 to U+001F but tab and the line
+    ends, and U+007F to U+009F): named by its code point and its Ctrl key, never printed as itself;
+    a Ctrl-Z (U+001A) after the last declaration is the end-of-file mark DOS-era editors and tools
+    write (probe s46 plantexts2 finding 10).  None for any other character."""
+    char = text[offset] if offset < len(text) else ""
+    code = ord(char) if char else -1
+    if not (0 < code < 0x20 or 0x7F <= code <= 0x9F) or char in "\t\n\r":
+        return None
+    name = f"U+{code:04X}" + (f", Ctrl-{chr(code + 0x40)}" if code < 0x20 else "")
+    rest = text[offset + 1:]
+    if char == "\x1a" and not rest.replace("\x1a", "").strip():
+        return ParseError(f"a Ctrl-Z ({name[:6]}) after the last declaration: the end-of-file mark some DOS-era "
+                          f"editors and tools write; the language has none", Span(path, line, column),
+                          hint="delete it: a module's text ends where its file ends")
+    return ParseError(f"a control character ({name}) in the text, outside any byte string: expected {expected}",
+                      Span(path, line, column),
+                      hint=f"delete it (an editor or a tool wrote it); a byte string holds it as an escape: "
+                           f"b\"\\x{code:02x}\"" if code < 0x100 else "delete it")
+
+
+def _after_a_closed_form(text: str, offset: int, token, expected) -> str | None:
+    """A second expression right after a definition's value that ends with ')' (`(succ 1)2`,
+    `(succ 1) x`): the value is one expression, so applying the form's result is written in
+    parentheses of its own (docs/language.md: `(f a b)` is application)."""
+    close, before = _code_before(text, offset)
+    words = {_describe_terminal(n) for n in expected}
+    if before != ")" or "'def'" not in words or str(token) in _TOP_LEVEL:
+        return None
+    if _position(text, close)[0] != token.line:
+        return None
+    opened = _unclosed_parentheses(text, close)
+    if not opened:
+        return None
+    form = text[opened[-1]:close + 1]
+    line, column = _position(text, close)
+    argument = (text[offset:_closing_parenthesis(text, offset) + 1] if str(token) == "(" else str(token))
+    example = (f"({form} {argument})" if "\n" not in form + argument and len(form) + len(argument) <= 60
+               else "((...) argument ...)")
+    return (f"a definition's value is one expression, and this one ended at the ')' at {line}:{column}; "
+            f"'{_shown(token)}' after it begins a second one.  To apply the form's result to it, write the "
+            f"application in parentheses: {example}")
 
 
 def _bare_form(text: str, offset: int, token, expected) -> str | None:
