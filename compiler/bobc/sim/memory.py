@@ -388,12 +388,15 @@ class Memory:
     def load(self, addresses: np.ndarray, size: int, launch: str, pc: int, what: str,
              touched: Residency | None = None, plain: bool = True) -> np.ndarray:
         """uint32 words [threads, size/4] loaded from each thread's address.  `plain`: False for
-        an atomic's (checked here, never one side of a race between blocks: bobc.sim.races)."""
+        an atomic's (checked here, never one side of a race between blocks: bobc.sim.races), which
+        also writes, so its bytes must lie in what the contract says the launch writes: an atomic
+        through a `read` pointer was accepted before probe s47 newuser12, though the launch order
+        reads a `read` pointer's bytes as untouched by the launch's writes."""
         if addresses.size == 0:
             return np.zeros((0, size // 4), dtype=np.uint32)
         self._check(addresses, size, launch, pc, what, touched)
         if self.footprint is not None:
-            self._declared(addresses, size, launch, pc, what, writes=False)
+            self._declared(addresses, size, launch, pc, what, writes=not plain)
         if self.accesses is not None:
             self.accesses.read(addresses, size)
         if plain:
