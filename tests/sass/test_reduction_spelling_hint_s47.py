@@ -50,7 +50,7 @@ def test_the_other_targets_spelling_is_told_this_ones_s47(tmp_path, capsys, ptxa
     assert mine.split(".")[0] != theirs.split(".")[0]           # RED on sm_86, REDG on sm_90
     code, err = _asm(tmp_path, capsys, f"    {theirs} [R2.64], R5", arch)
     assert code == 1
-    assert f"on {arch} write {mine} (the same form, under {arch}'s name)" in err, err
+    assert f"hint: on {arch} write {mine};" in err, err
     assert "not learned" not in err and "python -m bobc.sass.learn" not in err, err
     # written as the hint says, it assembles
     code, err = _asm(tmp_path, capsys, f"    {mine} [R2.64], R5", arch)

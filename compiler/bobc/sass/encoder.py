@@ -927,11 +927,6 @@ class Encoder:
             instead = self.arch.instead.get(inst.opcode) or (spelling and spelling[0])  # tables/arch.py's row
             problem = EncodeProblem(f"{head}: {inst.opcode} is an {other} opcode, not one of {arch}'s "
                                     f"(the {arch} tables have no form of it)")
-            if instead:
-                # the same form under this target's name (RED.E.ADD.F32... -> REDG.E.ADD.F32...): say it whole
-                renamed = instead.split(" ")[0] + inst.mnemonic[len(inst.opcode):]
-                if f"{renamed} {inst.signature()}".strip() in self.forms and renamed != inst.mnemonic:
-                    instead = f"{renamed} (the same form, under {arch}'s name)"
             problem.hint = ((f"on {arch} write {instead}; or " if instead else "")
                             + f"put the {other} code in the kernel's variant for {other} (<stem>.{other}.sass "
                               f"beside the base <stem>.sass, which {arch} builds)")

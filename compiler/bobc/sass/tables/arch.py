@@ -73,9 +73,7 @@ class ArchEncoding:
     # barrier) and ENDCOLLECTIVE ptxas writes for sm_90 around ordinary code (corpus3.ptx barriers,
     # corpus.ptx shared_and_shuffle -O0) and never for sm_86 from the same PTX; and ptxas writes IADD3 /
     # IMNMX where sm_90's add and min / max are VIADD / VIMNMX / VIADDMNMX (sass-facts.md, "sm_90 versus
-    # sm_86").  sm_90: ptxas writes VIMNMX for min / max, never IMNMX.  A global reduction (PTX red) is
-    # RED on sm_86 and REDG on sm_90, the same forms under nvdisasm's two names, so each target lacks
-    # the other's (probe s47 newuser12: sm_90's refusal of RED sent a user to relearn the tables).
+    # sm_86").  sm_90: ptxas writes VIMNMX for min / max, never IMNMX (RED is spelled REDG there).
     lacks: frozenset = frozenset()
 
 
@@ -83,17 +81,16 @@ SM86_ENCODING = ArchEncoding("sm_86", "sm_86.json", branch_split_low8=False, sho
                              symbols={"param": SM86.parameter_base, "memory_descriptor": SM86.memory_descriptor},
                              scheduling=SM86_SCHEDULING,
                              instead=MappingProxyType({"VIADD": "IADD3 (VIADD Rd, Ra, Rb is IADD3 Rd, Ra, Rb, RZ)",
-                                                       "VIMNMX": "IMNMX",
-                                                       "REDG": "RED"}),
+                                                       "VIMNMX": "IMNMX"}),
                              lacks=frozenset({"ACQBULK", "CGAERRBAR", "ELECT", "ENDCOLLECTIVE", "FENCE", "HGMMA",
-                                              "PREEXIT", "REDG", "SYNCS", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG",
+                                              "PREEXIT", "SYNCS", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG",
                                               "UTMACCTL", "UTMACMDFLUSH", "UTMALDG", "UTMASTG", "VIADD",
                                               "VIADDMNMX", "VIMNMX", "WARPGROUP"}))
 SM90_ENCODING = ArchEncoding("sm_90", "sm_90.json", branch_split_low8=True, shows_descriptor=True,
                              symbols={"param": SM90.parameter_base, "memory_descriptor": SM90.memory_descriptor},
                              scheduling=SM90_SCHEDULING,
-                             instead=MappingProxyType({"IMNMX": "VIMNMX", "RED": "REDG"}),
-                             lacks=frozenset({"IMNMX", "RED"}))
+                             instead=MappingProxyType({"IMNMX": "VIMNMX"}),
+                             lacks=frozenset({"IMNMX"}))
 
 ENCODINGS = {e.name: e for e in (SM86_ENCODING, SM90_ENCODING)}
 
