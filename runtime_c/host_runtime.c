@@ -453,9 +453,10 @@ static int identities_check(const rt_contract *c, const uint8_t *e, uint32_t h, 
     size_t at = RT_ENVELOPE_FIXED_BYTES;
     for (int i = 0; i < 4; i++) {
         uint32_t n = le32(e + 48 + 4 * i);
+        char ns[RT_GROUPED_BYTES], hs[RT_GROUPED_BYTES];
         if ((uint64_t)at + n > h)
-            return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: malformed: the %s identity (%u byte%s) runs "
-                       "past the header (%u bytes)", path, part[i], n, rt_plural(n), h);
+            return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: malformed: the %s identity (%s byte%s) runs "
+                       "past the header (%s bytes)", path, part[i], rt_grouped(n, ns), rt_plural(n), rt_grouped(h, hs));
         size_t wn = slen(want[i]);
         if (n != wn || memcmp(e + at, want[i] ? want[i] : "", wn) != 0) {
             /* both quoted from a little before their first differing byte: long identities
@@ -483,6 +484,8 @@ int rt_envelope_check(const rt_contract *c, const uint8_t *e, size_t size, const
     /* the path as every message shows it (rt_io_shown): one line, shortened, the reason whole */
     char shown[RT_IO_SHOWN_BYTES + 1];
     const char *path = rt_io_shown(raw_path, shown);
+    /* every size and count below is grouped by threes, as every size a host shows (rt_grouped) */
+    char g1[RT_GROUPED_BYTES], g2[RT_GROUPED_BYTES], g3[RT_GROUPED_BYTES];
     /* 1. size and magic */
     if (size < RT_ENVELOPE_FIXED_BYTES)
         return rt_say(err, RT_EXIT_BAD_CHECKPOINT,
@@ -500,10 +503,10 @@ int rt_envelope_check(const rt_contract *c, const uint8_t *e, size_t size, const
     if (!fits && (uint64_t)size == rt_envelope_total_bytes(c)) {
         /* a file of exactly this host's size is not cut short: a size field of its header is damaged */
         int which = h != our_h;
-        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: corrupted: its header says %s %llu, this host's "
-                   "%llu, in a file of this host's size (%zu bytes): the header is damaged; " HINT_COPY, path,
-                   which ? "header bytes" : "payload bytes", (unsigned long long)(which ? h : payload_bytes),
-                   (unsigned long long)(which ? our_h : c->payload_bytes), size);
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: corrupted: its header says %s %s, this host's "
+                   "%s, in a file of this host's size (%s bytes): the header is damaged; " HINT_COPY, path,
+                   which ? "header bytes" : "payload bytes", rt_grouped(which ? h : payload_bytes, g1),
+                   rt_grouped(which ? our_h : c->payload_bytes, g2), rt_grouped(size, g3));
     }
     if (h < RT_ENVELOPE_FIXED_BYTES)
         return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint: header bytes %u, fewer than the "
@@ -512,15 +515,14 @@ int rt_envelope_check(const rt_contract *c, const uint8_t *e, size_t size, const
         return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint: header bytes %u, not a multiple "
                    "of 16; " HINT_OURS, path, h);
     if (h > size)
-        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated: header bytes %u do not fit a %zu-byte "
-                   "file; " HINT_COPY, path, h, size);
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated: header bytes %s do not fit a %s-byte "
+                   "file; " HINT_COPY, path, rt_grouped(h, g1), rt_grouped(size, g2));
     if (payload_bytes > (uint64_t)size - h)
-        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated: its header declares a %llu-byte payload, "
-                   "more than the %llu byte%s after its %u-byte header; " HINT_COPY, path,
-                   (unsigned long long)payload_bytes, (unsigned long long)((uint64_t)size - h),
-                   rt_plural((uint64_t)size - h), h);
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated: its header declares a %s-byte payload, "
+                   "more than the %s byte%s after its %s-byte header; " HINT_COPY, path,
+                   rt_grouped(payload_bytes, g1), rt_grouped((uint64_t)size - h, g2),
+                   rt_plural((uint64_t)size - h), rt_grouped(h, g3));
     if ((uint64_t)h + payload_bytes + 12 != (uint64_t)size) {
-        /* the sizes grouped by threes, as every size a host shows (rt_grouped) */
         char got[RT_GROUPED_BYTES], hs[RT_GROUPED_BYTES], ps[RT_GROUPED_BYTES], says[RT_GROUPED_BYTES];
         return rt_say(err, RT_EXIT_BAD_CHECKPOINT,
                    "checkpoint %s: %s: %s byte%s, but its header (H %s + payload %s + 12) says %s; " HINT_COPY,
@@ -545,8 +547,8 @@ int rt_envelope_check(const rt_contract *c, const uint8_t *e, size_t size, const
     for (int i = 0; i < 4; i++)
         identity_bytes += le32(e + 48 + 4 * i);
     if (identity_bytes > h - RT_ENVELOPE_FIXED_BYTES)
-        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint: header bytes %u cannot hold its "
-                   "identities (%llu byte%s); " HINT_OURS, path, h, (unsigned long long)identity_bytes,
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint: header bytes %s cannot hold its "
+                   "identities (%s byte%s); " HINT_OURS, path, rt_grouped(h, g1), rt_grouped(identity_bytes, g2),
                    rt_plural(identity_bytes));
     for (size_t k = RT_ENVELOPE_FIXED_BYTES + (size_t)identity_bytes; k < h; k++)
         if (e[k])
@@ -564,32 +566,32 @@ int rt_envelope_check(const rt_contract *c, const uint8_t *e, size_t size, const
     /* 10. payload bytes */
     if (payload_bytes != c->payload_bytes)
         return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT,
-                   "checkpoint %s: foreign checkpoint: payload bytes differ: this host's %llu, the checkpoint's %llu; "
-                   HINT_FOREIGN, path, (unsigned long long)c->payload_bytes, (unsigned long long)payload_bytes);
+                   "checkpoint %s: foreign checkpoint: payload bytes differ: this host's %s, the checkpoint's %s; "
+                   HINT_FOREIGN, path, rt_grouped(c->payload_bytes, g1), rt_grouped(payload_bytes, g2));
     /* 11. chunk bytes, chunk count */
     uint64_t chunk_bytes = le64(e + 32);
     uint32_t chunk_count = le32(e + 12);
     if (chunk_bytes != c->chunk_bytes)
         return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT,
-                   "checkpoint %s: foreign checkpoint: chunk bytes differ: this host's %llu, the checkpoint's %llu; "
-                   HINT_FOREIGN, path, (unsigned long long)c->chunk_bytes, (unsigned long long)chunk_bytes);
+                   "checkpoint %s: foreign checkpoint: chunk bytes differ: this host's %s, the checkpoint's %s; "
+                   HINT_FOREIGN, path, rt_grouped(c->chunk_bytes, g1), rt_grouped(chunk_bytes, g2));
     if (chunk_count != c->chunk_count)
         return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT,
-                   "checkpoint %s: foreign checkpoint: chunk count differs: this host's %u, the checkpoint's %u; "
-                   HINT_FOREIGN, path, c->chunk_count, chunk_count);
+                   "checkpoint %s: foreign checkpoint: chunk count differs: this host's %s, the checkpoint's %s; "
+                   HINT_FOREIGN, path, rt_grouped(c->chunk_count, g1), rt_grouped(chunk_count, g2));
     /* 12. updates per invocation */
     uint64_t updates = le64(e + 40);
     if (updates != c->updates_per_invocation)
         return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT,
-                   "checkpoint %s: foreign checkpoint: updates per invocation differ: this host's %llu, the "
-                   "checkpoint's %llu; " HINT_FOREIGN, path, (unsigned long long)c->updates_per_invocation,
-                   (unsigned long long)updates);
+                   "checkpoint %s: foreign checkpoint: updates per invocation differ: this host's %s, the "
+                   "checkpoint's %s; " HINT_FOREIGN, path, rt_grouped(c->updates_per_invocation, g1),
+                   rt_grouped(updates, g2));
     /* 13. the chunks tile the payload, the last one possibly a shorter tail (count = payload / chunk,
      * as checkpointEnvelopeChunkCount: a payload need not be a whole number of chunks) */
     if (chunk_bytes * chunk_count > payload_bytes || payload_bytes - chunk_bytes * chunk_count >= chunk_bytes)
-        return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT, "checkpoint %s: foreign checkpoint: chunk bytes: %u chunks of "
-                   "%llu bytes do not make its %llu-byte payload; " HINT_FOREIGN, path, chunk_count,
-                   (unsigned long long)chunk_bytes, (unsigned long long)payload_bytes);
+        return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT, "checkpoint %s: foreign checkpoint: chunk bytes: %s chunks of "
+                   "%s bytes do not make its %s-byte payload; " HINT_FOREIGN, path, rt_grouped(chunk_count, g1),
+                   rt_grouped(chunk_bytes, g2), rt_grouped(payload_bytes, g3));
     if (payload)
         *payload = e + h;
     if (step)

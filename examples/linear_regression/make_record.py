@@ -8,7 +8,8 @@ written to a synced temporary `.NAME.tmp-XXXXXX` beside it, then renamed into pl
 full disk, a file size limit (`ulimit -f`: EFBIG, SIGXFSZ ignored) or any other failed
 write leaves the file there as it was and no temporary behind.  Only a regular file (or
 nothing) is replaced: a symbolic link, a folder, a device or a FIFO is refused, never
-written through.  Exit 0 written; 2 a usage error; 8 the record not written (one message on
+written through; `-o -` is refused as bobc refuses it (a usage error: the record is a file,
+never stdout; `-o ./-` names a file called `-`).  Exit 0 written; 2 a usage error; 8 the record not written (one message on
 stderr naming the path and the reason; the files there are unchanged).
 """
 import argparse
@@ -149,6 +150,10 @@ def main(argv=None) -> int:
     p.add_argument("-o", required=True, help="the record file to write")
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
+    if a.o == "-":      # as bobc refuses `-o -` (README): the record is a file a host reads, never stdout
+        print(f"{PROG}: error: -o -: the record is written to a file, not stdout; name the file (-o ./- for one "
+              "named '-')", file=sys.stderr)
+        return 2
     X, y = make(a.seed)
     try:
         publish(a.o, record_bytes(X, y))

@@ -169,8 +169,8 @@ def test_a_flipped_size_field_in_a_file_of_this_hosts_size_is_damage(setup, offs
     want = 786432 if field == "payload bytes" else 432
     status, said = refuse_checkpoint(setup, "flipped.bin", put(good, offset, "<B", good[offset] ^ flip))
     assert status == 4
-    assert said == (f"checkpoint flipped.bin: corrupted: its header says {field} {have}, this host's {want}, in a "
-                    f"file of this host's size (786876 bytes): the header is damaged; {COPY}"), said
+    assert said == (f"checkpoint flipped.bin: corrupted: its header says {field} {have:,}, this host's {want:,}, in a "
+                    f"file of this host's size (786,876 bytes): the header is damaged; {COPY}"), said
 
 
 def test_a_file_shorter_than_this_hosts_is_still_truncated(setup):

@@ -35,7 +35,8 @@ def add_arguments(p):
     p.add_argument("images", help="folder written by `bobc build --emit-images`, or a host built by `bobc build` "
                    "(a native physical program host: its commands and embedded images' sizes and sha256)")
     p.add_argument("--nonzero", action="store_true",
-                   help="list only the QMD fields and bank 0 words that are not zero")
+                   help="list only the QMD fields and a host's host plan numbers that are not zero "
+                   "(bank 0 words are listed only when not zero, with or without it)")
     p.add_argument("--no-code", action="store_true", help="skip the instructions of the regions")
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="a folder holding the plan's own kernel sources (searched recursively, before "

@@ -68,8 +68,8 @@ def identities_refusal(data: bytes, h: int, contract: CheckpointContract, path) 
     for index, name in enumerate(("schema", "learner", "data", "seed")):
         n = _le(data, 48 + 4 * index, 4)
         if at + n > h:
-            return BadCheckpoint(path, "header", f"malformed: the {name} identity ({count(n, 'byte')}) runs past the "
-                                                 f"header ({h} bytes)")
+            return BadCheckpoint(path, "header", f"malformed: the {name} identity ({n:,} byte{'' if n == 1 else 's'}) "
+                                                 f"runs past the header ({h:,} bytes)")
         found, want = data[at:at + n], getattr(contract, name)
         if found != want:
             d = next((k for k, (a, b) in enumerate(zip(found, want)) if a != b), min(len(found), len(want)))
@@ -115,7 +115,8 @@ def foreign_by_header(path, contract: CheckpointContract, most: int) -> None:
 def decode(data: bytes, contract: CheckpointContract, path="checkpoint") -> tuple[bytes, int]:
     """(payload, step) of an envelope the contract accepts (a plan's, or a native request's
     Request.contract).  runtime_c/host_runtime.c rt_envelope_check's order, exit codes and messages, byte for
-    byte: BadCheckpoint (exit 4) or ForeignCheckpoint (exit 5), `part` naming what is wrong."""
+    byte: BadCheckpoint (exit 4) or ForeignCheckpoint (exit 5), `part` naming what is wrong.  Every size
+    and count a message shows is grouped by threes (`{n:,}`, as rt_grouped); a byte's position is not."""
     path = shown(path)          # as the C host shows it (rt_io_shown): one line, shortened
     n = len(data)
     if n < FIXED:
@@ -130,8 +131,8 @@ def decode(data: bytes, contract: CheckpointContract, path="checkpoint") -> tupl
         # a file of exactly this host's size is not cut short: a size field of its header is damaged
         field, have, want = (("header bytes", h, our_h) if h != our_h else
                              ("payload bytes", payload, contract.payload_bytes))
-        raise BadCheckpoint(path, "header", f"corrupted: its header says {field} {have}, this host's {want}, in a "
-                                            f"file of this host's size ({n} bytes): the header is damaged; "
+        raise BadCheckpoint(path, "header", f"corrupted: its header says {field} {have:,}, this host's {want:,}, in a "
+                                            f"file of this host's size ({n:,} bytes): the header is damaged; "
                                             f"{HINT_COPY}")
     if h < FIXED:
         raise BadCheckpoint(path, "header", f"not a checkpoint: header bytes {h}, fewer than the {FIXED} fixed "
@@ -139,12 +140,12 @@ def decode(data: bytes, contract: CheckpointContract, path="checkpoint") -> tupl
     if h % 16:
         raise BadCheckpoint(path, "header", f"not a checkpoint: header bytes {h}, not a multiple of 16; {HINT_OURS}")
     if h > n:
-        raise BadCheckpoint(path, "header", f"truncated: header bytes {h} do not fit a {n}-byte file; {HINT_COPY}")
+        raise BadCheckpoint(path, "header", f"truncated: header bytes {h:,} do not fit a {n:,}-byte file; {HINT_COPY}")
     if payload > n - h:
-        raise BadCheckpoint(path, "size", f"truncated: its header declares a {payload}-byte payload, more than the "
-                                          f"{count(n - h, 'byte')} after its {h}-byte header; {HINT_COPY}")
+        raise BadCheckpoint(path, "size", f"truncated: its header declares a {payload:,}-byte payload, more than the "
+                                          f"{n - h:,} byte{'' if n - h == 1 else 's'} after its {h:,}-byte header; "
+                                          f"{HINT_COPY}")
     if h + payload + TAIL != n:
-        # the sizes grouped by threes, as rt_grouped groups them
         raise BadCheckpoint(path, "size", f"{'truncated' if n < h + payload + TAIL else 'has trailing bytes'}: "
                                           f"{n:,} byte{'' if n == 1 else 's'}, but its header (H {h:,} + payload "
                                           f"{payload:,} + 12) says {h + payload + TAIL:,}; {HINT_COPY}")
@@ -161,8 +162,8 @@ def decode(data: bytes, contract: CheckpointContract, path="checkpoint") -> tupl
     # the CRC, so that a damaged length is said to be damage
     lengths = [_le(data, 48 + 4 * i, 4) for i in range(4)]
     if sum(lengths) > h - FIXED:
-        raise BadCheckpoint(path, "header", f"not a checkpoint: header bytes {h} cannot hold its identities "
-                                            f"({count(sum(lengths), 'byte')}); {HINT_OURS}")
+        raise BadCheckpoint(path, "header", f"not a checkpoint: header bytes {h:,} cannot hold its identities "
+                                            f"({sum(lengths):,} byte{'' if sum(lengths) == 1 else 's'}); {HINT_OURS}")
     nonzero = next((k for k in range(FIXED + sum(lengths), h) if data[k]), None)
     if nonzero is not None:
         raise BadCheckpoint(path, "header", "not a checkpoint this format writes: the header's padding after the "
@@ -178,6 +179,6 @@ def decode(data: bytes, contract: CheckpointContract, path="checkpoint") -> tupl
                              ("updates per invocation", _le(data, 40, 8), contract.updates_per_invocation)):
         if have != want:
             differ = "differs" if part == "chunk count" else "differ"
-            raise ForeignCheckpoint(path, part, f"{part} {differ}: this host's {want}, the checkpoint's {have}; "
+            raise ForeignCheckpoint(path, part, f"{part} {differ}: this host's {want:,}, the checkpoint's {have:,}; "
                                                 f"{HINT_FOREIGN}")
     return bytes(data[h:h + payload]), _le(data, 16, 8)

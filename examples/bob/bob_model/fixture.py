@@ -14,7 +14,8 @@ an editor on Windows writes them, are not part of it; the last line's newline ma
 out).  Every line is a prompt: an empty line is an empty prompt, refused naming its line, as
 `--prompt ""` is (a prompt's last byte is the input).  The corpus and the prompts file are
 read bounded (regular files of at most CORPUS_LIMIT_BYTES and PROMPTS_FILE_LIMIT_BYTES), the
-record is published atomically (never through a symlink, never over an input).
+record is published atomically (never through a symlink, never over an input; `-o -` is refused
+as bobc refuses it, exit 2: `-o ./-` names a file called `-`).
 """
 from __future__ import annotations
 
@@ -84,6 +85,8 @@ def main(argv=None) -> int:
                         help=f"{PROMPTS} prompts, one per line (instead of --prompt)")
     parser.add_argument("-o", "--output", required=True, help="input record to write")
     args = parser.parse_args(argv)
+    if args.output == "-":      # as bobc refuses `-o -` (README): the record is a file a host reads, never stdout
+        parser.error("-o -: the record is written to a file, not stdout; name the file (-o ./- for one named '-')")
     from bobc.reference import safe_io
     from bobc.reference.errors import FileRefused, OutputWriteFailure
 
