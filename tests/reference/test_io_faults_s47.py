@@ -1,0 +1,95 @@
+"""Probe s47 faultinject: a failure injected at every I/O call of a publication (and of the
+recovery of a kept journal), the host's (runtime_c/host_io.c, through runtime_c/tests/rt_tool)
+and the reference runner's (bobc.reference.safe_io) alike; io_fault_shim.c makes the named
+call fail on the named file.
+
+Finding 1: the journal's removal after every rename was unchecked on the host (exit 0,
+nothing said, the journal left: the next invocation said it "completed an interrupted
+publication" that was complete, or refused the outputs as "stale" once one was replaced) and a
+traceback on the reference side (exit 1, after every output was published).  Both now say one
+warning naming the journal, the system's words and what to do; the status stays 0 (every
+output was written).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_io_faults_s36 import (c_publish, contents, faulted, old_outputs, reference_publish,  # noqa: E402, F401
+                                shim)
+from test_safe_io_journal import put_journal, tool  # noqa: E402, F401 -- the rt_tool fixture
+
+NEW = {"c": "new --checkpoint-out\n", "p": "new --predictions\n", "r": "new --result\n"}
+# runtime_c/host_io.h RT_IO_JOURNAL_LEFT_WARNING, after the report's name: the journal as the
+# publication names it (its folder as the outputs' paths give it), strerror(EIO)
+LEFT = ("warning: the outputs were published, but their journal {} could not be removed: Input/output error; "
+        "every file it lists is in place: remove the journal by hand\n")
+
+
+def publish_both(tool, shim, tmp_path, op, name, setup=None):  # noqa: F811
+    """Each side publishes "new" into its own folder of old outputs (after `setup(folder)`),
+    `op` failing on the file `name` there: [(side, code, stderr, folder)]."""
+    outcomes = []
+    for side in ("c", "reference"):
+        folder = tmp_path / side
+        old_outputs(tool, folder)
+        if setup:
+            setup(folder)
+        env = faulted(shim, op, f"{folder.resolve()}/{name}")
+        if side == "c":
+            code, stderr = c_publish(tool, folder, "new", env)
+        else:
+            code, message, stderr = reference_publish(folder, "new", env)
+            assert "Traceback" not in stderr, stderr
+            if code:
+                stderr = f"bobc: error: {message}\n"
+        outcomes.append((side, code, stderr, folder))
+    return outcomes
+
+
+def test_a_journal_that_cannot_be_removed_after_the_renames_is_a_warning_alike(tool, shim, tmp_path):  # noqa: F811
+    for side, code, stderr, folder in publish_both(tool, shim, tmp_path, "unlink", ".c.bob-journal"):
+        name = "host" if side == "c" else "bobc"
+        assert (code, stderr) == (0, f"{name}: " + LEFT.format("./.c.bob-journal")), side
+        # every output is new; the journal is what the shim kept from being removed
+        assert {k: v for k, v in contents(folder).items() if k != ".c.bob-journal"} == NEW, side
+        assert ".c.bob-journal" in contents(folder), side
+        # what the warning says to do: then the next invocation has nothing to complete
+        (folder / ".c.bob-journal").unlink()
+        assert c_publish(tool, folder, "new") == (0, "")
+
+
+def kept_journal(folder: Path) -> None:
+    """What a kill after a publication's first rename leaves: p new, r and c's temporaries, the
+    journal (the old outputs 10 s old, the journal 5 s old: not stale)."""
+    real = folder.resolve()
+    (folder / "p").write_text("new --predictions\n")
+    pairs = []
+    for name, letter in (("p", "P"), ("r", "R"), ("c", "C")):
+        temporary = f".{name}.tmp-Ab3dE{letter}"
+        if name != "p":
+            (folder / temporary).write_text(NEW[name])
+        pairs.append((real / temporary, real / name))
+    put_journal(folder / ".c.bob-journal", pairs)
+    for name in ("p", "r", "c"):
+        when = time.time_ns() - 10 * 10 ** 9
+        os.utime(folder / name, ns=(when, when))
+    when = time.time_ns() - 5 * 10 ** 9
+    os.utime(folder / ".c.bob-journal", ns=(when, when))
+
+
+def test_a_recovery_whose_journal_cannot_be_removed_warns_alike(tool, shim, tmp_path):  # noqa: F811
+    for side, code, stderr, folder in publish_both(tool, shim, tmp_path, "unlink", ".c.bob-journal", kept_journal):
+        name = "host" if side == "c" else "bobc"
+        real = folder.resolve()
+        completed = (f"{name}: completed an interrupted publication from ./.c.bob-journal: "
+                     f"{real}/p {real}/r {real}/c\n")
+        # the recovery's journal is left (the warning), then this invocation's own publication's
+        # journal is left too: the same warning twice, both naming the journal
+        assert (code, stderr) == (0, completed + f"{name}: " + LEFT.format("./.c.bob-journal") +
+                                  f"{name}: " + LEFT.format("./.c.bob-journal")), side
+        assert {k: v for k, v in contents(folder).items() if k != ".c.bob-journal"} == NEW, side
+
