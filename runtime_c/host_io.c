@@ -920,17 +920,27 @@ static const char *journal_number(const char *p, unsigned long most, unsigned lo
     return p;
 }
 
+#define JOURNAL_UNREAD (-2)
+
 /* The pairs of journal `path` into names[2 * pairs] and its modification time into *written;
- * the pair count, or -1 when it does not read back in the journal's form. */
+ * the pair count, -1 when it does not read back in the journal's form, or JOURNAL_UNREAD with
+ * errno when it could not be opened or read (EIO, EACCES: not "damaged", probe s47 faultinject
+ * finding 2; a symbolic link, ELOOP under O_NOFOLLOW, is no journal's form). */
 static int journal_read(const char *path, char names[][RT_IO_PATH_BYTES], int most, struct timespec *written)
 {
     static char text[JOURNAL_BYTES];
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return -1;
+        return errno == ELOOP ? -1 : JOURNAL_UNREAD;
     struct stat st;
-    ssize_t got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, text, sizeof text - 1) : -1;
+    int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    ssize_t got = regular ? read(fd, text, sizeof text - 1) : -1;
+    int e = errno;
     close(fd);
+    if (regular && got < 0) {
+        errno = e;
+        return JOURNAL_UNREAD;
+    }
     if (got <= 0)
         return -1;
     *written = st.st_mtim;
@@ -1005,10 +1015,12 @@ static int journal_complete(const char *folder, const char *name, char reals[][R
     const char *journal = rt_io_shown(path, shown);
     const char *left = "it was left as it is; see docs/runtime.md (Files) to finish or remove it";
     struct timespec written;
-    int pairs = journal_read(path, names, RT_IO_MAX_FILES, &written);
+    int pairs = journal_read(path, names, RT_IO_MAX_FILES, &written), unread = errno;
     struct stat st;
     if (pairs < 0 && lstat(path, &st) != 0 && errno == ENOENT)
         return 0;                /* removed since the folder was listed (by hand): nothing to complete */
+    if (pairs == JOURNAL_UNREAD)
+        return rt_say(err, RT_EXIT_WRITE_FAILED, "journal %s: cannot be read: %s; %s", journal, strerror(unread), left);
     if (pairs < 0)
         return rt_say(err, RT_EXIT_WRITE_FAILED, "journal %s: a damaged publication journal (an earlier invocation was "
                    "interrupted); %s", journal, left);

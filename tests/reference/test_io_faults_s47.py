@@ -9,7 +9,8 @@ publication" that was complete, or refused the outputs as "stale" once one was r
 traceback on the reference side (exit 1, after every output was published).  Both now say one
 warning naming the journal, the system's words and what to do; the status stays 0 (every
 output was written).
-"""
+Finding 2: a journal that could not be read (EIO; EACCES) was called "a damaged publication
+journal"; it is now "cannot be read: REASON", left as it is, alike."""
 from __future__ import annotations
 
 import os
@@ -93,3 +94,16 @@ def test_a_recovery_whose_journal_cannot_be_removed_warns_alike(tool, shim, tmp_
                                   f"{name}: " + LEFT.format("./.c.bob-journal")), side
         assert {k: v for k, v in contents(folder).items() if k != ".c.bob-journal"} == NEW, side
 
+
+def test_a_journal_that_cannot_be_read_is_not_called_damaged_alike(tool, shim, tmp_path):  # noqa: F811
+    said = {}
+    for side, code, stderr, folder in publish_both(tool, shim, tmp_path, "open", ".c.bob-journal", kept_journal):
+        said[side] = (code, stderr.split(": error: ", 1)[-1])
+        # left as it is: the journal, its temporaries, the one output renamed before the kill
+        assert sorted(contents(folder)) == [".c.bob-journal", ".c.tmp-Ab3dEC", ".r.tmp-Ab3dER", "c", "p", "r"], side
+        assert contents(folder)["r"] == "old --result\n" and contents(folder)["c"] == "old --checkpoint-out\n"
+        # once it can be read, the next invocation completes it
+        assert c_publish(tool, folder, "new")[0] == 0 and contents(folder) == NEW, side
+    assert said["c"] == said["reference"] == (
+        8, "journal ./.c.bob-journal: cannot be read: Input/output error; it was left as it is; see docs/runtime.md "
+           "(Files) to finish or remove it\n")

@@ -656,18 +656,26 @@ def journal_write(folder: str, base: str, pairs, output) -> str:
 
 def journal_read(path: str):
     """(pairs, modification time in ns) of a journal: its (temporary, destination) pairs and
-    when it was written, or None when it does not read back in the journal's form."""
+    when it was written, None when it does not read back in the journal's form, or the OSError
+    when it could not be opened or read (EIO, EACCES: not "damaged", host_io.c journal_read; a
+    symbolic link, ELOOP under O_NOFOLLOW, is no journal's form; probe s47 faultinject finding 2)."""
+    import errno
+
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return None
+    except OSError as failure:
+        return None if failure.errno == errno.ELOOP else failure
     try:
         info = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        return None
+    try:
         if not stat.S_ISREG(info.st_mode):
             return None
         data = os.read(fd, JOURNAL_BYTES - 1)
-    except OSError:
-        return None
+    except OSError as failure:
+        return failure
     finally:
         os.close(fd)
     head, _, rest = data.partition(b"\n")
@@ -778,8 +786,10 @@ def _complete(folder: str, name: str, reals: set) -> None:
     def refuse(detail, hint=left):
         raise OutputWriteFailure(shown(journal), "journal", detail, hint=hint)
     read = journal_read(journal)
-    if read is None and _vanished(journal):
+    if (read is None or isinstance(read, OSError)) and _vanished(journal):
         return          # removed since the folder was listed (by hand): nothing to complete
+    if isinstance(read, OSError):
+        refuse(f"cannot be read: {read.strerror or read}")
     if read is None:
         refuse("a damaged publication journal (an earlier invocation was interrupted)")
     pairs, written = read
