@@ -107,3 +107,19 @@ def test_a_journal_that_cannot_be_read_is_not_called_damaged_alike(tool, shim, t
     assert said["c"] == said["reference"] == (
         8, "journal ./.c.bob-journal: cannot be read: Input/output error; it was left as it is; see docs/runtime.md "
            "(Files) to finish or remove it\n")
+
+
+def test_a_trial_file_that_cannot_be_removed_refuses_the_output_alike(tool, shim, tmp_path):  # noqa: F811
+    """Finding 3: the folder's trial file (.bobc-trial-XXXXXX, made and removed when an output is
+    checked, before any work) made but not removable was left unsaid by the host, and called
+    "a file cannot be created" by the reference; both now refuse the output by what happened."""
+    said = {}
+    for side, code, stderr, folder in publish_both(tool, shim, tmp_path, "unlink", ".bobc-trial-*"):
+        said[side] = (code, stderr.split(": error: ", 1)[-1])
+        trials = [name for name in contents(folder) if name.startswith(".bobc-trial-")]
+        assert len(trials) == 1, side              # the one the shim kept, the one the message names
+        assert {k: v for k, v in contents(folder).items() if k not in trials} == {
+            "c": "old --checkpoint-out\n", "p": "old --predictions\n", "r": "old --result\n"}, side
+    assert said["c"] == said["reference"] == (
+        8, "output p (--predictions): a trial file made in its folder . cannot be removed: Input/output error; remove "
+           "the .bobc-trial-* file there by hand; nothing was written\n")

@@ -373,9 +373,13 @@ class OutputSet:
         try:       # as the host does (host_io.c): some folders refuse a new file whatever their mode says
             descriptor, trial = tempfile.mkstemp(prefix=".bobc-trial-", dir=folder)
             os.close(descriptor)
-            os.unlink(trial)
         except OSError as error:
             refuse(f"a file cannot be created in its folder {shown(folder)}: {open_failure(error.errno, error.strerror)}")
+        try:       # made, but not removable (EIO): not "cannot be created" (probe s47 faultinject finding 3)
+            os.unlink(trial)
+        except OSError as error:
+            refuse(f"a trial file made in its folder {shown(folder)} cannot be removed: {error.strerror or error}; "
+                   "remove the .bobc-trial-* file there by hand")
         identity = None
         try:
             info = os.lstat(name)
