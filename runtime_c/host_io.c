@@ -412,6 +412,25 @@ static const char *open_failure(int e)
     return words;
 }
 
+/* A publication's temporary that failed for want of room, ENOSPC (a full file system, or no
+ * inode left) or EDQUOT: the system's words and what to do, as EFBIG and EMFILE get them (probe s47
+ * faultinject finding 4; reference/safe_io.py room_failure words it the same); `otherwise` for
+ * any other errno. */
+static const char *room_failure(int e, const char *folder, const char *otherwise)
+{
+    static char words[RT_IO_SHOWN_BYTES + 224];
+    char shown[RT_IO_SHOWN_BYTES + 1];
+    if (e == ENOSPC)
+        snprintf(words, sizeof words, "%s (the file system of %s is full: free space there, then run again)",
+                 strerror(e), rt_io_shown(folder, shown));
+    else if (e == EDQUOT)
+        snprintf(words, sizeof words, "%s (the disk quota on the file system of %s is used up: free space there or "
+                 "have the quota raised, then run again)", strerror(e), rt_io_shown(folder, shown));
+    else
+        return otherwise;
+    return words;
+}
+
 static int temporary_refused(const rt_io_output *o, int named, char *err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static int temporary_refused(const rt_io_output *o, int named, char *err, const char *fmt, ...)
@@ -500,7 +519,7 @@ static int write_temporary(rt_io_output *o, mode_t mask, int named, char *err)
         int e = errno;
         o->temporary[0] = 0;
         return temporary_refused(o, named, err, "cannot create a temporary file in %s: %s",
-                                 rt_io_shown(o->folder, folder_shown), open_failure(e));
+                                 rt_io_shown(o->folder, folder_shown), room_failure(e, o->folder, open_failure(e)));
     }
     const char *stage = "chmod";
     int e = 0;
@@ -538,7 +557,8 @@ fail:
     if (fd >= 0)
         close(fd);
     drop_temporary(o, 1, 1);
-    return temporary_refused(o, named, err, "%s of the temporary file failed: %s", stage, rt_write_failure(e));
+    return temporary_refused(o, named, err, "%s of the temporary file failed: %s", stage,
+                             room_failure(e, o->folder, rt_write_failure(e)));
 }
 
 static void forget_prepared(void);

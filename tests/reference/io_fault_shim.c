@@ -2,7 +2,7 @@
  * test_io_faults_s47.py): makes close(), fsync(), unlink() or open() fail, deterministically, on
  * the calls whose file is named by the test.
  *
- *   IO_FAULT_OP     close | fsync | unlink | open
+ *   IO_FAULT_OP     close | fsync | unlink | open (open and openat)
  *   IO_FAULT_PATH   the file (its absolute path as /proc/self/fd shows it; for unlink and open,
  *                   the path the call names, made absolute through its folder's real path) whose
  *                   calls fail; with a trailing '*', any file whose path starts with the rest
@@ -81,9 +81,26 @@ int unlink(const char *name)
     return (int)syscall(SYS_unlinkat, AT_FDCWD, name, 0);
 }
 
+/* openat's name made absolute through its folder's descriptor */
+static int fails_at(const char *call, int folder, const char *name)
+{
+    if (folder == AT_FDCWD || !name || name[0] == '/')
+        return fails_named(call, name);
+    if (!op || !path || strcmp(op, call))
+        return 0;
+    char link[64], real[4096], target[8192];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", folder);
+    ssize_t n = readlink(link, real, sizeof real - 1);
+    if (n < 0)
+        return 0;
+    real[n] = 0;
+    snprintf(target, sizeof target, "%s/%s", real, name);
+    return matches(target);
+}
+
 static int open_at(int folder, const char *name, int flags, mode_t mode)
 {
-    if (fails_named("open", name)) {
+    if (fails_at("open", folder, name)) {
         errno = number;
         return -1;
     }
@@ -132,4 +149,28 @@ int fsync(int fd)
         return -1;
     }
     return (int)syscall(SYS_fsync, fd);
+}
+
+int openat(int folder, const char *name, int flags, ...)
+{
+    mode_t mode = 0;
+    if (flags & (O_CREAT | O_TMPFILE)) {
+        va_list ap;
+        va_start(ap, flags);
+        mode = (mode_t)va_arg(ap, int);
+        va_end(ap);
+    }
+    return open_at(folder, name, flags, mode);
+}
+
+int openat64(int folder, const char *name, int flags, ...)
+{
+    mode_t mode = 0;
+    if (flags & (O_CREAT | O_TMPFILE)) {
+        va_list ap;
+        va_start(ap, flags);
+        mode = (mode_t)va_arg(ap, int);
+        va_end(ap);
+    }
+    return open_at(folder, name, flags, mode);
 }

@@ -13,10 +13,13 @@ Finding 2: a journal that could not be read (EIO; EACCES) was called "a damaged 
 journal"; it is now "cannot be read: REASON", left as it is, alike."""
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_io_faults_s36 import (c_publish, contents, faulted, old_outputs, reference_publish,  # noqa: E402, F401
@@ -123,3 +126,49 @@ def test_a_trial_file_that_cannot_be_removed_refuses_the_output_alike(tool, shim
     assert said["c"] == said["reference"] == (
         8, "output p (--predictions): a trial file made in its folder . cannot be removed: Input/output error; remove "
            "the .bobc-trial-* file there by hand; nothing was written\n")
+
+
+# Finding 4: a full file system (ENOSPC) or a used-up quota (EDQUOT) at a publication's
+# temporary said the system's words alone; it now also says what to do, as a file size limit
+# (EFBIG) and a full descriptor table (EMFILE) do.  The folder is the outputs' (".").
+ROOM = {"ENOSPC": "No space left on device (the file system of . is full: free space there, then run again)",
+        "EDQUOT": "Disk quota exceeded (the disk quota on the file system of . is used up: free space there or have "
+                  "the quota raised, then run again)"}
+
+
+@pytest.mark.parametrize("number", sorted(ROOM))
+def test_a_full_file_system_at_a_temporary_says_what_to_do_alike(tool, shim, tmp_path, number):  # noqa: F811
+    said = {}
+    for side in ("c", "reference"):
+        folder = tmp_path / side
+        before = old_outputs(tool, folder)
+        env = {**faulted(shim, "fsync", f"{folder.resolve()}/.r.tmp-*"), "IO_FAULT_ERRNO": str(getattr(errno, number))}
+        if side == "c":
+            code, stderr = c_publish(tool, folder, "new", env)
+            said[side] = (code, stderr.split("host: error: ", 1)[-1].rstrip("\n"))
+        else:
+            code, message, stderr = reference_publish(folder, "new", env)
+            assert "Traceback" not in stderr, stderr
+            said[side] = (code, message)
+        assert contents(folder) == before, side       # nothing published, no temporary left
+    assert said["c"] == said["reference"] == (
+        8, f"output r: fsync of the temporary file failed: {ROOM[number]} (nothing was published)")
+
+
+def test_a_temporary_that_cannot_be_created_for_want_of_room_says_what_to_do_alike(tool, shim, tmp_path):  # noqa: F811
+    """No inode left (ENOSPC at the temporary's creation)."""
+    said = {}
+    for side in ("c", "reference"):
+        folder = tmp_path / side
+        before = old_outputs(tool, folder)
+        env = {**faulted(shim, "open", f"{folder.resolve()}/.p.tmp-*"), "IO_FAULT_ERRNO": str(errno.ENOSPC)}
+        if side == "c":
+            code, stderr = c_publish(tool, folder, "new", env)
+            said[side] = (code, stderr.split("host: error: ", 1)[-1].rstrip("\n"))
+        else:
+            code, message, stderr = reference_publish(folder, "new", env)
+            assert "Traceback" not in stderr, stderr
+            said[side] = (code, message)
+        assert contents(folder) == before, side
+    assert said["c"] == said["reference"] == (
+        8, f"output p: cannot create a temporary file in .: {ROOM['ENOSPC']} (nothing was published)")

@@ -136,6 +136,20 @@ def open_failure(number: int | None, words: str | None = None) -> str:
     return said
 
 
+def room_failure(number: int | None, folder, otherwise: str) -> str:
+    """A publication's temporary that failed for want of room as runtime_c/host_io.c room_failure
+    words it: ENOSPC (a full file system, or no inode left) and EDQUOT with what to do (probe s47
+    faultinject finding 4); `otherwise` for any other errno."""
+    import errno
+
+    if number == errno.ENOSPC:
+        return f"{os.strerror(number)} (the file system of {shown(folder)} is full: free space there, then run again)"
+    if number == errno.EDQUOT:
+        return (f"{os.strerror(number)} (the disk quota on the file system of {shown(folder)} is used up: free space "
+                "there or have the quota raised, then run again)")
+    return otherwise
+
+
 def _read_only_file_system(folder) -> bool:
     """Whether `folder` lies on a file system mounted read-only (statvfs's ST_RDONLY, as host_io.c asks)."""
     try:
@@ -1073,7 +1087,8 @@ def _write_temporary(output: _Output, into: list | None = None) -> str:
             continue
         except OSError as failure:
             _close_folder(folder_fd)
-            why = open_failure(failure.errno, failure.strerror or str(failure))
+            why = room_failure(failure.errno, output.folder,
+                               open_failure(failure.errno, failure.strerror or str(failure)))
             raise OutputWriteFailure(output.path, output.option, "cannot create a temporary "
                                      f"file in {output.folder}: {why}",
                                      hint="nothing was published",
@@ -1088,11 +1103,12 @@ def _write_temporary(output: _Output, into: list | None = None) -> str:
     if failed:
         into.remove(candidate)      # removed already
         stage, failure = failed
+        why = room_failure(failure.errno, output.folder, write_failure(failure))
         raise OutputWriteFailure(output.path, output.option,
-                                 f"write failed: {write_failure(failure)}",
+                                 f"write failed: {why}",
                                  hint="nothing was published; the files there are unchanged",
                                  host_line=f"output {shown(output.path)}: {stage} of the temporary file failed: "
-                                           f"{write_failure(failure)} (nothing was published)")
+                                           f"{why} (nothing was published)")
     return candidate
 
 
@@ -1123,7 +1139,7 @@ def _prepare_temporary(output: _Output, mask: int) -> str:
         except OSError as failure:
             _close_folder(folder_fd)
             raise refused(f"cannot create a temporary file in {shown(output.folder)}: "
-                          f"{open_failure(failure.errno)}") from None
+                          f"{room_failure(failure.errno, output.folder, open_failure(failure.errno))}") from None
     else:
         _close_folder(folder_fd)
         raise refused(f"cannot create a temporary file in {shown(output.folder)}: {os.strerror(17)}")
@@ -1131,7 +1147,8 @@ def _prepare_temporary(output: _Output, mask: int) -> str:
     if failed:
         output.temporary = None     # removed already
         stage, failure = failed
-        raise refused(f"{stage} of the temporary file failed: {write_failure(failure)}")
+        raise refused(f"{stage} of the temporary file failed: "
+                      f"{room_failure(failure.errno, output.folder, write_failure(failure))}")
     return candidate
 
 
