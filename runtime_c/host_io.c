@@ -860,6 +860,19 @@ static void sync_folder(const char *folder)
     }
 }
 
+/* fsync a folder outputs were just renamed into: 0, or the errno of an fsync that failed (a
+ * folder that cannot be opened, or a file system that cannot fsync a folder, EINVAL, is none). */
+static int fsync_folder(const char *folder)
+{
+    int dfd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC), e = 0;
+    if (dfd >= 0) {
+        if (fsync(dfd) != 0 && errno != EINVAL)
+            e = errno;
+        close(dfd);
+    }
+    return e;
+}
+
 /* Remove the journal of a publication whose every rename is done, then fsync its folder; a
  * removal that fails (not ENOENT: removed by hand) is one warning, the status unchanged (every
  * output was written).  Unchecked, the journal stayed unsaid (probe s47 faultinject finding 1). */
@@ -1088,10 +1101,18 @@ static int journal_complete(const char *folder, const char *name, char reals[][R
                           "instead, remove the journal and the temporaries it lists", journal,
                           destination, strerror(e), destination);
         }
+    /* the folders renamed into are synced as a publication's are: a failure (EIO) is the same
+     * warning after the notice, the status unchanged (probe s47 faultinject finding 5: unchecked) */
+    char unsynced[RT_IO_PATH_BYTES] = "";
+    int unsynced_errno = 0;
     for (int i = 0; i < pairs; i++) {
         char destination_folder[RT_IO_PATH_BYTES];
         folder_of(names[2 * i + 1], destination_folder, sizeof destination_folder);
-        sync_folder(destination_folder);
+        int e = fsync_folder(destination_folder);
+        if (e && !unsynced[0]) {
+            snprintf(unsynced, sizeof unsynced, "%s", destination_folder);
+            unsynced_errno = e;
+        }
     }
     int removed = unlink(path) == 0 || errno == ENOENT, e = errno;
     sync_folder(folder);
@@ -1100,7 +1121,10 @@ static int journal_complete(const char *folder, const char *name, char reals[][R
     for (int i = 0; i < pairs; i++)
         fprintf(stderr, " %s", rt_io_shown(names[2 * i + 1], named_shown));
     fputc('\n', stderr);
-    if (!removed)             /* after the notice: the publication it completed, then the journal left */
+    if (unsynced[0])          /* after the notice: the publication it completed, then what failed */
+        fprintf(stderr, RT_IO_UNSYNCED_WARNING "\n", rt_report_name(), rt_io_shown(unsynced, named_shown),
+                strerror(unsynced_errno));
+    if (!removed)
         fprintf(stderr, RT_IO_JOURNAL_LEFT_WARNING "\n", rt_report_name(), journal, strerror(e));
     fflush(stderr);
     return 0;
@@ -1276,13 +1300,10 @@ static int publish_locked(rt_io_files *files, mode_t mask, char *err)
             seen |= !strcmp(files->outputs[k].folder, files->outputs[i].folder);
         if (seen)
             continue;
-        int dfd = open(files->outputs[i].folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0) {
-            if (fsync(dfd) != 0 && errno != EINVAL && !unsynced) {
-                unsynced = files->outputs[i].folder;
-                unsynced_errno = errno;
-            }
-            close(dfd);
+        int e = fsync_folder(files->outputs[i].folder);
+        if (e && !unsynced) {
+            unsynced = files->outputs[i].folder;
+            unsynced_errno = e;
         }
     }
     if (unsynced) {

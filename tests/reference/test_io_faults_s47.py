@@ -35,14 +35,14 @@ LEFT = ("warning: the outputs were published, but their journal {} could not be 
 
 def publish_both(tool, shim, tmp_path, op, name, setup=None):  # noqa: F811
     """Each side publishes "new" into its own folder of old outputs (after `setup(folder)`),
-    `op` failing on the file `name` there: [(side, code, stderr, folder)]."""
+    `op` failing on the file `name` there (no name: on the folder): [(side, code, stderr, folder)]."""
     outcomes = []
     for side in ("c", "reference"):
         folder = tmp_path / side
         old_outputs(tool, folder)
         if setup:
             setup(folder)
-        env = faulted(shim, op, f"{folder.resolve()}/{name}")
+        env = faulted(shim, op, f"{folder.resolve()}/{name}" if name else str(folder.resolve()))
         if side == "c":
             code, stderr = c_publish(tool, folder, "new", env)
         else:
@@ -172,3 +172,22 @@ def test_a_temporary_that_cannot_be_created_for_want_of_room_says_what_to_do_ali
         assert contents(folder) == before, side
     assert said["c"] == said["reference"] == (
         8, f"output p: cannot create a temporary file in .: {ROOM['ENOSPC']} (nothing was published)")
+
+
+UNSYNCED = ("warning: the outputs were published, but fsync of their folder {} failed: Input/output error; they are "
+            "in place, but may not survive a crash or power loss: check the disk (dmesg)\n")
+
+
+def test_a_recovery_whose_folder_fsync_fails_warns_as_a_publication_does_alike(tool, shim, tmp_path):  # noqa: F811
+    """Finding 5: the recovery's fsync of the folders it renamed into was unchecked (a
+    publication's says a warning since s36): every fsync of the folder fails (EIO); the recovery
+    now warns as the publication after it does, the status 0, the journal removed."""
+    for side, code, stderr, folder in publish_both(tool, shim, tmp_path, "fsync", "", kept_journal):
+        name = "host" if side == "c" else "bobc"
+        real = folder.resolve()
+        completed = (f"{name}: completed an interrupted publication from ./.c.bob-journal: "
+                     f"{real}/p {real}/r {real}/c\n")
+        # the recovery's folder, as its journal names it (real); the publication's, as its outputs give it
+        assert (code, stderr) == (0, completed + f"{name}: " + UNSYNCED.format(real) +
+                                  f"{name}: " + UNSYNCED.format(".")), side
+        assert contents(folder) == NEW, side
