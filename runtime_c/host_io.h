@@ -63,6 +63,13 @@
  * UNSYNCED_WARNING words it the same): the report's name, the folder, the system's words */
 #define RT_IO_UNSYNCED_WARNING "%s: warning: the outputs were published, but fsync of their folder %s failed: %s; " \
                                "they are in place, but may not survive a crash or power loss: check the disk (dmesg)"
+/* a publication (or a recovery) whose every rename was done but whose journal could not be
+ * removed (EIO, EROFS; reference/safe_io.py JOURNAL_LEFT_WARNING words it the same): the report's
+ * name, the journal, the system's words.  Left, it would be "completed" again by the next
+ * invocation, or refused as stale once an output it names is replaced (probe s47 faultinject
+ * finding 1) */
+#define RT_IO_JOURNAL_LEFT_WARNING "%s: warning: the outputs were published, but their journal %s could not be " \
+                                   "removed: %s; every file it lists is in place: remove the journal by hand"
 #define RT_IO_PAUSE_VARIABLE "BOBC_IO_TEST_PAUSE_MS" /* tests only: a pause between two renames */
 #define RT_IO_LOCK_PAUSE_VARIABLE "BOBC_IO_TEST_LOCK_PAUSE_MS" /* tests only: a pause between writing the
                                                               * temporaries and taking the publication lock */

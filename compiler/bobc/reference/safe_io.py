@@ -136,6 +136,20 @@ def open_failure(number: int | None, words: str | None = None) -> str:
     return said
 
 
+def room_failure(number: int | None, folder, otherwise: str) -> str:
+    """A publication's temporary that failed for want of room as runtime_c/host_io.c room_failure
+    words it: ENOSPC (a full file system, or no inode left) and EDQUOT with what to do (probe s47
+    faultinject finding 4); `otherwise` for any other errno."""
+    import errno
+
+    if number == errno.ENOSPC:
+        return f"{os.strerror(number)} (the file system of {shown(folder)} is full: free space there, then run again)"
+    if number == errno.EDQUOT:
+        return (f"{os.strerror(number)} (the disk quota on the file system of {shown(folder)} is used up: free space "
+                "there or have the quota raised, then run again)")
+    return otherwise
+
+
 def _read_only_file_system(folder) -> bool:
     """Whether `folder` lies on a file system mounted read-only (statvfs's ST_RDONLY, as host_io.c asks)."""
     try:
@@ -373,9 +387,13 @@ class OutputSet:
         try:       # as the host does (host_io.c): some folders refuse a new file whatever their mode says
             descriptor, trial = tempfile.mkstemp(prefix=".bobc-trial-", dir=folder)
             os.close(descriptor)
-            os.unlink(trial)
         except OSError as error:
             refuse(f"a file cannot be created in its folder {shown(folder)}: {open_failure(error.errno, error.strerror)}")
+        try:       # made, but not removable (EIO): not "cannot be created" (probe s47 faultinject finding 3)
+            os.unlink(trial)
+        except OSError as error:
+            refuse(f"a trial file made in its folder {shown(folder)} cannot be removed: {error.strerror or error}; "
+                   "remove the .bobc-trial-* file there by hand")
         identity = None
         try:
             info = os.lstat(name)
@@ -511,15 +529,11 @@ class OutputSet:
             for folder in dict.fromkeys(o.folder for o in self.outputs):
                 failure = _fsync_published(folder)
                 unsynced = unsynced or (failure and (folder, failure))
-            if journal is not None:
-                try:
-                    os.unlink(journal)
-                except FileNotFoundError:
-                    pass            # removed by hand: the publication is complete all the same
-                _fsync_folder(os.path.dirname(journal))
-                journal = None
             if unsynced:
                 _say_unsynced(*unsynced)
+            if journal is not None:
+                _remove_finished_journal(journal)
+                journal = None
         finally:
             if journal is not None and os.path.lexists(journal):
                 for temporary in temporaries:
@@ -660,18 +674,26 @@ def journal_write(folder: str, base: str, pairs, output) -> str:
 
 def journal_read(path: str):
     """(pairs, modification time in ns) of a journal: its (temporary, destination) pairs and
-    when it was written, or None when it does not read back in the journal's form."""
+    when it was written, None when it does not read back in the journal's form, or the OSError
+    when it could not be opened or read (EIO, EACCES: not "damaged", host_io.c journal_read; a
+    symbolic link, ELOOP under O_NOFOLLOW, is no journal's form; probe s47 faultinject finding 2)."""
+    import errno
+
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return None
+    except OSError as failure:
+        return None if failure.errno == errno.ELOOP else failure
     try:
         info = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        return None
+    try:
         if not stat.S_ISREG(info.st_mode):
             return None
         data = os.read(fd, JOURNAL_BYTES - 1)
-    except OSError:
-        return None
+    except OSError as failure:
+        return failure
     finally:
         os.close(fd)
     head, _, rest = data.partition(b"\n")
@@ -782,8 +804,10 @@ def _complete(folder: str, name: str, reals: set) -> None:
     def refuse(detail, hint=left):
         raise OutputWriteFailure(shown(journal), "journal", detail, hint=hint)
     read = journal_read(journal)
-    if read is None and _vanished(journal):
+    if (read is None or isinstance(read, OSError)) and _vanished(journal):
         return          # removed since the folder was listed (by hand): nothing to complete
+    if isinstance(read, OSError):
+        refuse(f"cannot be read: {read.strerror or read}")
     if read is None:
         refuse("a damaged publication journal (an earlier invocation was interrupted)")
     pairs, written = read
@@ -822,14 +846,22 @@ def _complete(folder: str, name: str, reals: set) -> None:
                        hint=f"it was left as it is: once {shown(destination)} can be replaced, the next invocation "
                             "completes it; to keep the files as they are instead, remove the journal and the "
                             "temporaries it lists")
+    # synced as a publication's folders are: a failure (EIO) is the same warning after the notice
+    # (host_io.c journal_complete; probe s47 faultinject finding 5: unchecked)
+    unsynced = None
     for name_ in dict.fromkeys(os.path.dirname(d) for _, d in pairs):
-        _fsync_folder(name_)
-    os.unlink(journal)
+        failure = _fsync_published(name_)
+        unsynced = unsynced or (failure and (name_, failure))
+    left = _unlink_journal(journal)
     _fsync_folder(folder)
     # host_io.c journal_complete's notice: each destination after a space, every path as any
     # message shows it (shown(): one line, each path shortened)
     stderr_line(f"bobc: completed an interrupted publication from {shown(journal)}:"
                 + "".join(f" {shown(d)}" for _, d in pairs))
+    if unsynced:
+        _say_unsynced(*unsynced)
+    if left:
+        _say_journal_left(journal, left)
 
 
 def _vanished(path: str) -> bool:
@@ -1061,7 +1093,8 @@ def _write_temporary(output: _Output, into: list | None = None) -> str:
             continue
         except OSError as failure:
             _close_folder(folder_fd)
-            why = open_failure(failure.errno, failure.strerror or str(failure))
+            why = room_failure(failure.errno, output.folder,
+                               open_failure(failure.errno, failure.strerror or str(failure)))
             raise OutputWriteFailure(output.path, output.option, "cannot create a temporary "
                                      f"file in {output.folder}: {why}",
                                      hint="nothing was published",
@@ -1076,11 +1109,12 @@ def _write_temporary(output: _Output, into: list | None = None) -> str:
     if failed:
         into.remove(candidate)      # removed already
         stage, failure = failed
+        why = room_failure(failure.errno, output.folder, write_failure(failure))
         raise OutputWriteFailure(output.path, output.option,
-                                 f"write failed: {write_failure(failure)}",
+                                 f"write failed: {why}",
                                  hint="nothing was published; the files there are unchanged",
                                  host_line=f"output {shown(output.path)}: {stage} of the temporary file failed: "
-                                           f"{write_failure(failure)} (nothing was published)")
+                                           f"{why} (nothing was published)")
     return candidate
 
 
@@ -1111,7 +1145,7 @@ def _prepare_temporary(output: _Output, mask: int) -> str:
         except OSError as failure:
             _close_folder(folder_fd)
             raise refused(f"cannot create a temporary file in {shown(output.folder)}: "
-                          f"{open_failure(failure.errno)}") from None
+                          f"{room_failure(failure.errno, output.folder, open_failure(failure.errno))}") from None
     else:
         _close_folder(folder_fd)
         raise refused(f"cannot create a temporary file in {shown(output.folder)}: {os.strerror(17)}")
@@ -1119,7 +1153,8 @@ def _prepare_temporary(output: _Output, mask: int) -> str:
     if failed:
         output.temporary = None     # removed already
         stage, failure = failed
-        raise refused(f"{stage} of the temporary file failed: {write_failure(failure)}")
+        raise refused(f"{stage} of the temporary file failed: "
+                      f"{room_failure(failure.errno, output.folder, write_failure(failure))}")
     return candidate
 
 
@@ -1158,6 +1193,39 @@ def _fsync_published(folder: str) -> OSError | None:
     finally:
         os.close(fd)
     return None
+
+
+# runtime_c/host_io.h RT_IO_JOURNAL_LEFT_WARNING, after "bobc: "
+JOURNAL_LEFT_WARNING = ("warning: the outputs were published, but their journal {} could not be removed: {}; every "
+                        "file it lists is in place: remove the journal by hand")
+
+
+def _unlink_journal(journal: str) -> OSError | None:
+    """Remove the journal of a publication whose every rename is done: the failure (EIO, EROFS),
+    or None (removed, or removed by hand already)."""
+    try:
+        os.unlink(journal)
+    except FileNotFoundError:
+        return None         # removed by hand: the publication is complete all the same
+    except OSError as failure:
+        return failure
+    return None
+
+
+def _say_journal_left(journal: str, failure: OSError) -> None:
+    """Every output is in place, the journal could not be removed: a warning, the status unchanged
+    (host_io.c remove_finished_journal; it was a traceback after the publication: probe s47
+    faultinject finding 1).  Left unsaid, the next invocation "completed" it again, or refused
+    the outputs as stale once one of them was replaced."""
+    stderr_line("bobc: " + JOURNAL_LEFT_WARNING.format(shown(journal), failure.strerror or failure))
+
+
+def _remove_finished_journal(journal: str) -> None:
+    """host_io.c remove_finished_journal: the journal removed, its folder fsynced; a failure said."""
+    left = _unlink_journal(journal)
+    _fsync_folder(os.path.dirname(journal))
+    if left:
+        _say_journal_left(journal, left)
 
 
 def _say_unsynced(folder: str, failure: OSError) -> None:
