@@ -262,7 +262,7 @@ SCOREBOARD_ONLY_DRAIN = {"BAR"}
 CONVERGENCE_OPCODES = {"BSSY", "BSYNC", "WARPSYNC", "BREAK", "BRX", "JMP", "JMX", "CALL", "RET", "KILL"}
 
 # UNSCORED.  An explicit control code may give a variable-latency instruction (VARIABLE_LATENCY, less the
-# target's SchedulingFacts.fixed_latency and the forms timed when unscored, Item.timed_unscored) no write
+# target's SchedulingFacts.fixed_latency and the form timed when unscored, Item.timed_unscored) no write
 # scoreboard.  Its result lands when its unit returns it, which no stall covers: an automatically scheduled
 # instruction that reads it (its guard included), or overwrites it other than by a later variable-latency write
 # of the same in-order queue, is refused (UnscoredResult) unless something before it has completed the result,
