@@ -121,3 +121,22 @@ def test_the_hint_runs_s47(target, text, tmp_path):
 def test_an_interlock_before_the_reader_accepted_s47(target, tmp_path):
     """A stall of 0 (Y:S00) before the written reader waits for every outstanding result, as the checker holds."""
     _run(INTERLOCK, target, tmp_path)
+
+
+ADDRESS = HEAD + """    {control} MOV R2, 0x0
+    FADD R5, R4, R4
+    STG.E [R6.64], R5
+    EXIT
+"""
+
+
+@TARGETS
+def test_a_wait_on_the_result_completes_the_reads_s47(target, tmp_path):
+    """Overwriting the automatic load's address register R2 (read on its read scoreboard) after waiting on the load's
+    write scoreboard alone is accepted -- the result lands after the operands are read, as the checker holds (its
+    Unread.wsb) -- and runs to x + x; waiting on neither is refused as an overwrite before the load reads it."""
+    board = _scoreboard_of_the_load(target, tmp_path)
+    waits = "".join(str(b) if b == board else "-" for b in range(6))
+    _run(ADDRESS.format(control=f"[B{waits}:R-:W-:-:S05]"), target, tmp_path)
+    error = _refusal(ADDRESS.format(control="[B------:R-:W-:-:S05]"), target, tmp_path)
+    assert "overwrites before it reads R2, which LDG.E R4, [R2.64] at 0x60" in str(error)

@@ -359,7 +359,7 @@ class _State:
         self.unscored = {r: e for r, e in self.unscored.items() if e.index >= done.get(e.queue, -1)}
         # UNWAITED: an automatic producer's access is complete on its own scoreboard or a later one of its queue
         def outstanding(e):
-            return e.barrier != barrier and e.index >= done.get(e.queue, -1)
+            return e.barrier != barrier and e.result != barrier and e.index >= done.get(e.queue, -1)
         self.auto_write = {r: e for r, e in self.auto_write.items() if outstanding(e)}
         self.auto_read = {r: kept for r, es in self.auto_read.items() if (kept := [e for e in es if outstanding(e)])}
 
@@ -397,6 +397,8 @@ class _Automatic:
     guard: tuple[str, int] | None
     negated: bool
     version: int                   # writes of its guard predicate before it
+    result: int = 7                # a read scoreboard's instruction's write scoreboard: waiting on it completes
+                                   # the reads too (the checker's Unread.wsb)
 
 
 class UnwaitedScoreboard(Exception):
@@ -636,7 +638,7 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
                     read_barrier, extra = state.allocate(item.opcode, result=False)
                     wait_mask |= extra
                     entry = _Automatic(index, read_barrier, _queue_of(item.opcode), item.guard, item.guard_negated,
-                                       state.pred_version.get(item.guard, 0))
+                                       state.pred_version.get(item.guard, 0), write_barrier)
                     for reg in late:
                         state.pending_read.setdefault(reg, set()).add(read_barrier)
                         state.auto_read.setdefault(reg, []).append(entry)
@@ -671,7 +673,7 @@ def _unwaited(state: _State, item: Item, index: int, fixed) -> None:
     mask = item.explicit.wait_mask
 
     def waited(e: _Automatic) -> bool:
-        if mask >> e.barrier & 1:
+        if mask >> e.barrier & 1 or (e.result != 7 and mask >> e.result & 1):
             return True
         # a later producer of the same in-order queue on a waited scoreboard completes it (IN_ORDER_QUEUES)
         return any(mask >> b & 1 and state.last_scored.get(b, {}).get(e.queue, -1) > e.index for b in BARRIERS)
