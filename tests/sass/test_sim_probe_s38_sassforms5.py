@@ -22,7 +22,6 @@ import numpy as np
 import pytest
 
 from bobc.nvtools import nvdisasm, ptxas
-from bobc.sim.faults import Unmodeled
 from tests.sass.test_sim_probe_s37_sassforms3 import A, B, C, D, THREADS, _kernel
 
 M64 = (1 << 64) - 1

@@ -61,7 +61,7 @@ def _ptx(space: str) -> str:
         else:
             addr, sp = f"%rd1+{8 * j}", "global"
         if op == "cas":
-            lines += [f"  mov.u64 %old, 0;", f"L{j}:", "  add.u64 %new, %old, %v;",
+            lines += ["  mov.u64 %old, 0;", f"L{j}:", "  add.u64 %new, %old, %v;",
                       f"  atom.{sp}.cas.b64 %got, [{addr}], %old, %new;", "  setp.ne.u64 %p2, %got, %old;",
                       "  mov.u64 %old, %got;", f"  @%p2 bra L{j};", f"  st.global.u64 [%rd6+{8 * j}], %old;"]
         elif op.startswith("red:"):
