@@ -8,7 +8,8 @@ simulator with its control-code checker, against the PTX definition computed wit
   then IADD3.X R13, ~R8, R13, RZ, P0, !PT): the negated operand enters the adder as ~x + 1, so x = 0
   carries; the simulator negated it as an integer (-0 = 0, no carry) and the high word came out one less;
 - finding 3: 64-bit atomics (.S64, .F64) ran as 32-bit ones (the simulator refused only `.64`): memory's
-  low word got a 32-bit min / add, silently; they are refused by name now;
+  low word got a 32-bit min / add, silently; they were refused by name, and since probe s47 simgaps2 run on the
+  64-bit word;
 - findings 4-9 (16-bit MUFU, F2F of a bf16, the checker on divergent paths, PLOP3's `.SIGN` sources, '-' on
   LEA's A in the assembler): each test below says what it holds.
 """
@@ -21,7 +22,6 @@ import numpy as np
 import pytest
 
 from bobc.nvtools import nvdisasm, ptxas
-from bobc.sim.faults import Unmodeled
 from tests.sass.test_sim_probe_s37_sassforms3 import A, B, C, D, THREADS, _kernel
 
 M64 = (1 << 64) - 1
@@ -72,24 +72,31 @@ def test_subtraction_of_a_product_or_shift(name, arch, tmp_path, needs_ptxas, ne
     assert got.tobytes() == want.tobytes(), f"{arch} {name}:\n{[hex(v) for v in got]}\n!=\n{[hex(v) for v in want]}"
 
 
-ATOMICS = {  # name: (PTX, the opcode ptxas writes); word 0 / 1 of out[2i] hold a / c before the atomic
-    "min_s64": ("atom.global.min.s64 %rd20, [%rd12], %rd14;", "MIN.S64"),
-    "add_f64": ("atom.global.add.f64 %rd20, [%rd12], %rd14;", "ADD.F64"),
-    "max_u64": ("red.global.max.u64 [%rd12], %rd14;", "MAX.64"),
-    "add_u64": ("red.global.add.u64 [%rd12], %rd14;", "ADD.64"),
+ATOMICS = {  # name: (PTX, the opcode ptxas writes, the PTX definition of the stored word of start x and value y)
+    # word 0 / 1 of out[2i] hold a / c before the atomic (start = c:a); atom's old value is stored over them, red's
+    # word after it is loaded and stored
+    "min_s64": ("atom.global.min.s64 %rd20, [%rd12], %rd14;", "MIN.S64", lambda x, y: x),
+    "add_f64": ("atom.global.add.f64 %rd20, [%rd12], %rd14;", "ADD.F64", lambda x, y: x),
+    "max_u64": ("red.global.max.u64 [%rd12], %rd14; ld.global.u64 %rd20, [%rd12];", "MAX.64", lambda x, y: max(x, y)),
+    "add_u64": ("red.global.add.u64 [%rd12], %rd14; ld.global.u64 %rd20, [%rd12];", "ADD.64", lambda x, y: x + y),
 }
 
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("name", sorted(ATOMICS))
-def test_64_bit_atomics_are_refused_by_name(name, arch, tmp_path, needs_ptxas, needs_nvdisasm):
-    body, opcode = ATOMICS[name]
+def test_64_bit_atomics_run_on_the_64_bit_word(name, arch, tmp_path, needs_ptxas, needs_nvdisasm):
+    """Refused by name from probe s38 (they had run as 32-bit atomics on the low word); since probe s47 simgaps2 they
+    run as the PTX ISA defines them on the 64-bit word (tests/sim/test_atomics64_s47.py): atom's old value is the
+    whole start word c:a (a register pair), red.max.u64 / red.add.u64 leave max(c:a, d:c) unsigned / c:a + d:c
+    modulo 2^64 there (Python integers)."""
+    body, opcode, definition = ATOMICS[name]
     prologue = "mul.wide.u32 %rd16, %r1, 8; add.s64 %rd12, %rd2, %rd16; st.global.v2.u32 [%rd12], {%r2, %r4};"
     image, listing = _cubin(name, arch, f"{prologue} {body} mov.b64 {{%r10, %r11}}, %rd20;", tmp_path)
     assert opcode in listing, f"ptxas no longer writes {opcode} for {name}"
-    with pytest.raises(Unmodeled, match=rf"\({'RED' if 'red.' in body else 'ATOMG'}\S*\.{re.escape(opcode)}\S* .*"
-                                        r"is not modeled"):
-        _run(image, arch, name)
+    got = _run(image, arch, name).view(np.uint64)
+    want = np.array([definition(int(a) | int(c) << 32, int(c) | int(d) << 32) & M64 for a, c, d in zip(A, C, D)],
+                    dtype=np.uint64)
+    assert got.tobytes() == want.tobytes(), f"{arch} {name}:\n{[hex(v) for v in got]}\n!=\n{[hex(v) for v in want]}"
 
 
 # Finding 4 (MUFU.EX2.F16 / .TANH.F16 / .TANH.BF16 run as binary32, storing 0 for ex2.approx.f16(0)) was refused by

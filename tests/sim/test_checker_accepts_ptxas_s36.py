@@ -162,19 +162,21 @@ def test_an_unscored_shared_load_is_complete_once_a_later_shuffle_is_waited_on(t
     assert "reads R2, written at 0x0010 by a variable-latency instruction that sets no scoreboard" in caught.value.reason
 
 
-# --- a conversion from a 64-bit integer is timed when unscored, as the FP64 unit's (simchecker 9)
+# --- a conversion from a 64-bit integer is variable latency, scoreboard or not (simchecker 9; probe s47 simgaps2:
+# it was timed as the FP64 unit's, 10 cycles, before -- ptxas's param_shapes.ptx convs reads its unscored
+# `I2F.U64 R11` only after waiting on the later `F2F.F64.F32`'s scoreboard, the conversion queue's order)
 
 @pytest.mark.parametrize("target", ["sm_86", "sm_90"])
-def test_an_unscored_i2f_u64_is_timed(target):
-    def body(stall):
+def test_an_unscored_i2f_u64_is_variable_latency(target):
+    def body(stall, later=""):
         return f"""
 [B------:R-:W-:-:S02] ULDC.64 UR4, c[0x0][0x0]
 [B------:R-:W-:-:S{stall:02d}] I2F.U64 R9, UR4
-[B------:R-:W-:-:S05] FADD R16, R9, R0"""
-    _run(target, body(10))                        # ptxas: param_shapes.ptx convs, unscored
+{later}[B{'0' if later else '-'}-----:R-:W-:-:S05] FADD R16, R9, R0"""
+    _run(target, body(2, "[B------:R-:W0:-:S08] F2F.F64.F32 R10, R0\n"))     # ptxas: param_shapes.ptx convs
     with pytest.raises(Hazard) as caught:
-        _run(target, body(9))
-    assert "reads R9 9 cycles after" in caught.value.reason and "an FP64 result needs 10" in caught.value.reason
+        _run(target, body(11))
+    assert "reads R9, written at 0x0020 by a variable-latency instruction that sets no scoreboard" in caught.value.reason
 
 
 # --- F2F returns through the conversion queue, in order behind I2F (simchecker 10)

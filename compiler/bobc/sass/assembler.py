@@ -18,7 +18,7 @@ from pathlib import Path
 from ..errors import BobcError, Span
 from ..targets import Target, target_named
 from .encoder import EncodeProblem, Encoder
-from .schedule import Item, expand, schedule, ScheduleShortfall, UnscoredResult
+from .schedule import Item, expand, schedule, ScheduleShortfall, UnscoredResult, UnwaitedScoreboard
 from .tables.layouts import (ALIGNED_UNIFORM_TUPLES, CONST_BANK, CONST_OFFSET, DOUBLE_IMMEDIATE,
                              EXPLICIT_CONTROL, LAYOUTS)
 from .source import read_source
@@ -519,6 +519,8 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
         controls = schedule(items, arch)
     except UnscoredResult as unscored:
         raise _unscored_refusal(resolved, unscored) from None
+    except UnwaitedScoreboard as unwaited:
+        raise _unwaited_refusal(resolved, unwaited) from None
     except ScheduleShortfall as short:
         producer = resolved[short.producer]
         raise BobcError(f"{resolved[short.consumer].opcode} at 0x{16 * short.consumer:x} reads a result of "
@@ -726,12 +728,11 @@ def _check_tuple_alignment(inst: Instruction, placed) -> None:
 def _timed_unscored(inst: Instruction) -> bool:
     """A variable-latency form whose result is timed, not scoreboarded, where its control code sets no write
     scoreboard (schedule UNSCORED), as bobc.sim's checker times it (latencies.writer_class): the binary16
-    rounding FRND.F16, which ptxas sets no scoreboard on, and the conversions the FP64 unit runs (to or from
-    .F64, to or from a 64-bit integer), whose unscored results ptxas reads after a wait of cycles alone."""
-    m = inst.modifiers
-    return ((inst.opcode == "FRND" and "F16" in m)
-            or (inst.opcode in ("I2F", "F2I", "F2F") and "F64" in m)
-            or (inst.opcode in ("I2F", "F2I") and ("S64" in m or "U64" in m)))
+    rounding FRND.F16, which ptxas sets no scoreboard on.  The conversions the FP64 unit runs (to or from .F64, to or
+    from a 64-bit integer) were timed here too before session 47 (at DEFAULT_LATENCY, where the checker wanted 10):
+    they are variable latency, as ptxas treats them -- every one its -O3 code reads it scoreboards, or completes
+    through a later conversion's scoreboard (latencies.fp64_conversion; probe s47 simgaps2)."""
+    return inst.opcode == "FRND" and "F16" in inst.modifiers
 
 
 def _unscored_refusal(resolved: list[Instruction], unscored: UnscoredResult) -> BobcError:
@@ -750,6 +751,26 @@ def _unscored_refusal(resolved: list[Instruction], unscored: UnscoredResult) -> 
         hint=f"set a write scoreboard on it, {fixed.text()} {_display(producer)}: the automatic control code of "
              f"{consumer.opcode} then waits on scoreboard {unscored.suggest}; or write {consumer.opcode}'s control "
              f"code yourself, waiting on that scoreboard")
+
+
+def _unwaited_refusal(resolved: list[Instruction], unwaited: UnwaitedScoreboard) -> BobcError:
+    """schedule UNWAITED's refusal: at the instruction whose written control code is to wait, naming the
+    automatically scheduled producer, the scoreboard the scheduler gave it and the control code to write."""
+    producer, consumer = resolved[unwaited.producer], resolved[unwaited.consumer]
+    bank, number = unwaited.register
+    name = f"{bank}{number}"
+    control = consumer.control
+    fixed = replace(control, wait_mask=control.wait_mask | 1 << unwaited.barrier)
+    kind = "read scoreboard" if unwaited.read_barrier else "scoreboard"
+    what = ("reads it on" if unwaited.read_barrier else "writes it on")
+    return BobcError(
+        f"{_display(consumer)} at 0x{16 * unwaited.consumer:x} {unwaited.access} {name}, which "
+        f"{_display(producer)} at 0x{16 * unwaited.producer:x} ({producer.span}) {what} {kind} {unwaited.barrier} "
+        f"-- the scheduler's choice, its control code being automatic -- and this control code {control.text()} "
+        f"does not wait on it: the variable-latency access may not have completed",
+        consumer.span,
+        hint=f"wait on {kind} {unwaited.barrier}: {fixed.text()} {_display(consumer)}; or write "
+             f"{producer.opcode}'s control code yourself, setting a scoreboard this one waits on")
 
 
 def latency_key(inst: Instruction) -> str:

@@ -262,7 +262,7 @@ SCOREBOARD_ONLY_DRAIN = {"BAR"}
 CONVERGENCE_OPCODES = {"BSSY", "BSYNC", "WARPSYNC", "BREAK", "BRX", "JMP", "JMX", "CALL", "RET", "KILL"}
 
 # UNSCORED.  An explicit control code may give a variable-latency instruction (VARIABLE_LATENCY, less the
-# target's SchedulingFacts.fixed_latency and the forms timed when unscored, Item.timed_unscored) no write
+# target's SchedulingFacts.fixed_latency and the form timed when unscored, Item.timed_unscored) no write
 # scoreboard.  Its result lands when its unit returns it, which no stall covers: an automatically scheduled
 # instruction that reads it (its guard included), or overwrites it other than by a later variable-latency write
 # of the same in-order queue, is refused (UnscoredResult) unless something before it has completed the result,
@@ -280,6 +280,20 @@ IN_ORDER_QUEUES = {"LDS": "shared", "LDSM": "shared", "ATOMS": "shared", "SHFL":
                    "LDL": "global", "ATOMG": "global", "ATOM": "global", "LD": "global", "LDC": "constant",
                    "POPC": "xu", "FLO": "xu", "BREV": "xu", "MUFU": "xu", "I2F": "xu", "F2I": "xu", "F2F": "xu",
                    "DADD": "fp64", "DMUL": "fp64", "DFMA": "fp64", "DSETP": "fp64"}
+
+# UNWAITED.  The converse of UNSCORED: an instruction whose control code is written by hand (Item.explicit) reads, or
+# overwrites, a register that an AUTOMATICALLY scheduled variable-latency instruction writes (or, a read scoreboard
+# set, still reads) on a scoreboard the scheduler picked -- which the author cannot know -- and its wait mask does
+# not wait on it.  The scheduler used to wait on it in its own books only (the explicit code is kept as written), so
+# `bobc asm` accepted code whose reader runs before the result lands; only bobc.sim's checker refused it at run time
+# ("reads R4 before waiting on scoreboard 0": probe s46 varlat, finding 2; probe s47 simgaps2).  Refused
+# (UnwaitedScoreboard) at the reader, naming the scoreboard and the control code to write.  Accepted, as the checker
+# (hazards.py _read / _write / _complete) accepts them: a wait on a scoreboard a LATER instruction of the same in-order
+# queue set (IN_ORDER_QUEUES), an earlier instruction with a stall of 0 (the interlocked encoding), an overwrite by a
+# variable-latency instruction of the same in-order queue, and an access under the complement of the producer's guard,
+# the predicate not rewritten between.  A producer whose control code is written is the author's (its scoreboard is
+# theirs to wait on), and a program with no automatic producer (an nvdisasm listing: every code written) is untouched.
+
 
 
 @dataclass
@@ -330,6 +344,8 @@ class _State:
     unscored: dict = field(default_factory=dict)       # reg -> _Unscored: a variable-latency result on no scoreboard
     last_scored: dict = field(default_factory=dict)    # barrier -> {queue: index of its latest producer there}
     pred_version: dict = field(default_factory=dict)   # predicate -> how many writes of it so far
+    auto_write: dict = field(default_factory=dict)     # reg -> _Automatic: its automatic producer's scoreboard (UNWAITED)
+    auto_read: dict = field(default_factory=dict)      # reg -> [_Automatic]: automatic readers' read scoreboards
 
     def wait(self, barrier: int) -> None:
         self.pending_write = {r: b for r, b in self.pending_write.items() if b != barrier}
@@ -341,6 +357,11 @@ class _State:
         # UNSCORED: a result of an in-order queue is complete once a later one of the queue is
         done = self.last_scored.get(barrier, {})
         self.unscored = {r: e for r, e in self.unscored.items() if e.index >= done.get(e.queue, -1)}
+        # UNWAITED: an automatic producer's access is complete on its own scoreboard or a later one of its queue
+        def outstanding(e):
+            return e.barrier != barrier and e.result != barrier and e.index >= done.get(e.queue, -1)
+        self.auto_write = {r: e for r, e in self.auto_write.items() if outstanding(e)}
+        self.auto_read = {r: kept for r, es in self.auto_read.items() if (kept := [e for e in es if outstanding(e)])}
 
     def allocate(self, opcode: str = "", result: bool = True, async_copies: bool = False) -> tuple[int, int]:
         """A scoreboard for a variable-latency operation's result (or its late register
@@ -366,6 +387,30 @@ class _Unscored:
     negated: bool
     version: int                   # writes of its guard predicate before it
     suggest: int                   # a scoreboard free when it issued, to name in the refusal
+
+
+@dataclass(frozen=True)
+class _Automatic:
+    index: int                     # the automatically scheduled variable-latency instruction
+    barrier: int                   # the scoreboard the scheduler gave it
+    queue: str                     # its in-order queue (IN_ORDER_QUEUES, else its opcode)
+    guard: tuple[str, int] | None
+    negated: bool
+    version: int                   # writes of its guard predicate before it
+    result: int = 7                # a read scoreboard's instruction's write scoreboard: waiting on it completes
+                                   # the reads too (the checker's Unread.wsb)
+
+
+class UnwaitedScoreboard(Exception):
+    """An instruction whose control code is written reads (`access` "reads"), overwrites ("overwrites") or overwrites
+    before it is read ("overwrites before it reads") a register of an automatically scheduled variable-latency
+    instruction's scoreboard, and its wait mask does not wait on it (UNWAITED)."""
+
+    def __init__(self, consumer: int, producer: int, register: tuple[str, int], access: str, barrier: int,
+                 read_barrier: bool):
+        super().__init__(consumer, producer, register, access, barrier, read_barrier)
+        self.consumer, self.producer, self.register, self.access, self.barrier, self.read_barrier = (
+            consumer, producer, register, access, barrier, read_barrier)
 
 
 class UnscoredResult(Exception):
@@ -457,6 +502,8 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
         return best
 
     for index, item in enumerate(items):
+        if item.explicit is not None and (state.auto_write or state.auto_read):
+            _unwaited(state, item, index, fixed)    # before the scheduler's own books wait on anything
         drain = item.label_here or item.opcode in CONTROL_FLOW_STALL
         wait_mask = 0
         if drain:
@@ -528,8 +575,12 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
                     state.wait(b)
             for reg in item.writes:
                 state.unscored.pop(reg, None)    # overwritten by hand: its ordering is the author's (UNSCORED)
+                state.auto_write.pop(reg, None)  # its (checked) overwrite is the author's from here (UNWAITED)
+                state.auto_read.pop(reg, None)
             if control.stall == 0:
                 state.unscored.clear()           # the interlocked encoding waits for every result outstanding
+                state.auto_write.clear()
+                state.auto_read.clear()
             elif unscored_here and control.write_barrier == 7:
                 pool = LONG_BARRIERS if item.opcode in LONG_LATENCY_RESULTS else SHORT_BARRIERS
                 free = [b for b in (*pool, *BARRIERS)
@@ -569,8 +620,11 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
                     write_barrier, extra = state.allocate(item.opcode, async_copies=async_copies)
                     wait_mask |= extra
                     state.last_scored.setdefault(write_barrier, {})[_queue_of(item.opcode)] = index
+                    entry = _Automatic(index, write_barrier, _queue_of(item.opcode), item.guard, item.guard_negated,
+                                       state.pred_version.get(item.guard, 0))
                     for reg in item.writes:
                         state.pending_write[reg] = write_barrier
+                        state.auto_write[reg] = entry
                         state.ready.pop(reg, None)
                         state.guard_ready.pop(reg, None)
                 late = {r for r in item.reads if r[0] == "R"} if item.opcode in READS_LATE else set()
@@ -583,8 +637,11 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
                 if late:
                     read_barrier, extra = state.allocate(item.opcode, result=False)
                     wait_mask |= extra
+                    entry = _Automatic(index, read_barrier, _queue_of(item.opcode), item.guard, item.guard_negated,
+                                       state.pred_version.get(item.guard, 0), write_barrier)
                     for reg in late:
                         state.pending_read.setdefault(reg, set()).add(read_barrier)
+                        state.auto_read.setdefault(reg, []).append(entry)
                 stall = max(stall, BARRIER_SETTER_MIN_STALL)
             else:
                 _record_fixed(state, item, index, fixed)
@@ -608,6 +665,36 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
         issue.append(state.cycle)
         state.cycle += control.stall
     return controls
+
+
+def _unwaited(state: _State, item: Item, index: int, fixed) -> None:
+    """UNWAITED: refuse `item` (its control code written) where it reads or overwrites a register an automatically
+    scheduled variable-latency instruction has outstanding on a scoreboard its wait mask does not complete."""
+    mask = item.explicit.wait_mask
+
+    def waited(e: _Automatic) -> bool:
+        if mask >> e.barrier & 1 or (e.result != 7 and mask >> e.result & 1):
+            return True
+        # a later producer of the same in-order queue on a waited scoreboard completes it (IN_ORDER_QUEUES)
+        return any(mask >> b & 1 and state.last_scored.get(b, {}).get(e.queue, -1) > e.index for b in BARRIERS)
+
+    def excused(e: _Automatic) -> bool:
+        return waited(e) or (e.guard is not None and item.guard == e.guard and item.guard_negated != e.negated
+                             and state.pred_version.get(e.guard, 0) == e.version)
+
+    same_queue = _variable_here(item, fixed)
+    reads = sorted(item.reads | ({item.guard} if item.guard is not None else set()))
+    for reg in reads:
+        e = state.auto_write.get(reg)
+        if e is not None and not excused(e):
+            raise UnwaitedScoreboard(index, e.index, reg, "reads", e.barrier, False)
+    for reg in sorted(item.writes):
+        e = state.auto_write.get(reg)
+        if e is not None and not excused(e) and not (same_queue and _queue_of(item.opcode) == e.queue):
+            raise UnwaitedScoreboard(index, e.index, reg, "overwrites", e.barrier, False)
+        for e in state.auto_read.get(reg, ()):
+            if not excused(e) and not (same_queue and _queue_of(item.opcode) == e.queue):
+                raise UnwaitedScoreboard(index, e.index, reg, "overwrites before it reads", e.barrier, True)
 
 
 def _queue_of(opcode: str) -> str:

@@ -3488,20 +3488,50 @@ class Launch:
         self._diverged_global(ins, addresses, size, data, mask)
 
     # atomics: global (ATOMG / ATOM / RED / REDG) and shared (ATOMS)
+    # 64-bit operand types (PTX .u64 / .b64 / .s64 / .f64: ptxas's .64, .S64, .F64): a register pair in and out
+    WIDE_ATOMIC_TYPES = ("64", "U64", "S64", "F64")
+
     def _atomic_op(self, ins, mods):
         op = next((m for m in mods if m in ("ADD", "MIN", "MAX", "EXCH", "AND", "OR", "XOR", "INC", "DEC",
                                              "CAS")), None)
         # the operand type is the modifier that names one (ptxas writes .S32, .F32, .64, .S64, .F64, .F16x2,
         # .BF16x2, sm_90's vector atomics .F32x2, .F16x4, .F16x8, .BF16x8 ... -- PTX atom / red .v2 / .v4 / .v8 --
-        # and none for u32): any but a 32-bit one -- a word or a pair of halves -- is refused, not run as 32 bits
+        # and none for u32): a 32-bit one -- a word or a pair of halves -- or a 64-bit integer / binary64 one; any
+        # other is refused, not run as 32 bits
         types = [m for m in mods if re.fullmatch(r"(S|U|F|BF)?(8|16|32|64|128)(x\d+)?", m)]
         dtype = types[0] if len(types) == 1 else "U32" if not types else "+".join(types)
-        if op is None or dtype not in ("F32", "S32", "U32", "F16x2", "BF16x2"):
+        if op is None or dtype not in ("F32", "S32", "U32", "F16x2", "BF16x2", *self.WIDE_ATOMIC_TYPES):
             self._unmodeled(ins, f"{ins.full_opcode} (atomics: ADD/MIN/MAX/EXCH/AND/OR/XOR/INC/DEC/CAS on 32 bits, "
-                                 f"ADD on .F16x2 / .BF16x2 pairs)")
-        if dtype in ("F32", "F16x2", "BF16x2") and op not in ("ADD",):
+                                 f"ADD/MIN/MAX/EXCH/AND/OR/XOR/CAS on 64 (.64, .S64), ADD on .F64 and on .F16x2 / "
+                                 f".BF16x2 pairs)")
+        if dtype in ("F32", "F16x2", "BF16x2", "F64") and op not in ("ADD",):
+            self._unmodeled(ins)
+        if dtype in self.WIDE_ATOMIC_TYPES and op in ("INC", "DEC"):     # PTX atom.inc / .dec are .u32 only
             self._unmodeled(ins)
         return op, dtype
+
+    @staticmethod
+    def _combine64(op, dtype, old: int, value: int, swap=None) -> int:
+        """PTX atom .b64 / .u64 / .s64 / .f64 (ptxas's .64 -- unsigned for MIN / MAX --, .S64, .F64) on the 64-bit
+        word `old`: the word after it (PTX ISA, atom: cas old == compare ? swap : old; exch the value; add modulo
+        2^64, .f64's add rounded to nearest even with subnormals kept (atom.add.f64: no .ftz); min / max signed
+        for .s64, unsigned for .u64)."""
+        mask = (1 << 64) - 1
+        if op == "CAS":
+            return swap if old == value else old
+        if op == "EXCH":
+            return value
+        if dtype == "F64":
+            total = np.array([old], np.uint64).view(np.float64)[0] + np.array([value], np.uint64).view(np.float64)[0]
+            return int(np.array([total], np.float64).view(np.uint64)[0])
+        if op == "ADD":
+            return (old + value) & mask
+        if op in ("AND", "OR", "XOR"):
+            return {"AND": old & value, "OR": old | value, "XOR": old ^ value}[op]
+        if dtype == "S64":
+            signed = (lambda x: x - (1 << 64) if x >> 63 else x)
+            return (min if op == "MIN" else max)(signed(old), signed(value)) & mask
+        return (min if op == "MIN" else max)(old, value)
 
     @staticmethod
     def _combine(op, dtype, old: np.uint32, value, swap=None, ftz=False) -> np.uint32:
@@ -3530,36 +3560,73 @@ class Launch:
         pick = min if op == "MIN" else max
         return np.uint32(np.array(pick(cast(old), cast(value))).astype(np.int64) & 0xFFFFFFFF)
 
+    def _atomic_width(self, ins, mods) -> int:
+        """The bytes an atomic reads and writes: 8 for a 64-bit type (its registers are pairs), else 4."""
+        return 8 if self._atomic_op(ins, mods)[1] in self.WIDE_ATOMIC_TYPES else 4
+
     def _atomic(self, ins, mods, mask, view_of, addresses, values, swaps=None):
         """Apply the atomics in thread order (the GPU's order is unspecified; commutative integer
-        operations give the same memory in any order, binary32 and packed-half additions differ only in
-        rounding)."""
+        operations give the same memory in any order, binary32 / binary64 and packed-half additions differ only
+        in rounding).  A 64-bit type's values, swaps and old values are uint64 (register pairs: low word in the
+        even register); view_of(address) is then the word's 8 bytes."""
         op, dtype = self._atomic_op(ins, mods)
-        olds = np.zeros(addresses.size, dtype=np.uint32)
         swaps = swaps.tolist() if swaps is not None else [None] * addresses.size
+        if dtype in self.WIDE_ATOMIC_TYPES:
+            olds = np.zeros(addresses.size, dtype=np.uint64)
+            for k, (address, value, swap) in enumerate(zip(addresses.tolist(), values.tolist(), swaps)):
+                word = view_of(address).view("<u8")
+                olds[k] = word[0]
+                word[0] = self._combine64(op, dtype, int(word[0]), int(value), swap)
+            return olds
+        olds = np.zeros(addresses.size, dtype=np.uint32)
         for k, (address, value, swap) in enumerate(zip(addresses.tolist(), values.tolist(), swaps)):
             word = view_of(address)
             olds[k] = word[0]
             word[0] = self._combine(op, dtype, word[0], value, swap, "FTZ" in mods)
         return olds
 
+    def _atomic_values(self, ins, operand, mask, width: int):
+        """An atomic's data operand: its 32-bit values, or (width 8) its register pair's uint64 values."""
+        if width == 4:
+            return self._operand_values(ins, operand, mask)
+        if operand.kind != "reg":
+            self._unmodeled(ins, f"{ins.full_opcode} with a 64-bit operand that is not a register pair")
+        low = self._full(self.raw(ins, operand, 0)).astype(np.uint64)
+        high = self._full(self.raw(ins, operand, 1)).astype(np.uint64)
+        v = low | (high << np.uint64(32))
+        return v if mask is True else v[mask]
+
+    @staticmethod
+    def _atomic_words(olds: np.ndarray) -> np.ndarray:
+        """Old values as register words: [n, 1] for 32 bits, [n, 2] (low, high) for a 64-bit type's pair."""
+        if olds.dtype == np.uint64:
+            return np.stack([(olds & np.uint64(0xFFFFFFFF)).astype(np.uint32),
+                             (olds >> np.uint64(32)).astype(np.uint32)], axis=1)
+        return olds[:, None]
+
+    def _atomic_order(self, addresses, mask, returns: bool, width: int) -> None:
+        if self.order is not None:
+            for k in range(0, width, 4):
+                self.order.atomic(addresses + np.uint64(k), mask, returns=returns)
+
     def _operand_values(self, ins, operand, mask):
         v = self._full(self.u32(ins, operand))
         return v if mask is True else v[mask]
 
-    def _global_word(self, ins):
+    def _global_word(self, ins, width: int = 4):
         def view_of(address):
-            return self.memory.view(address, 4, f"{self.g.name}: atomic at {ins.pc:#06x}").view("<u4")
+            return self.memory.view(address, width, f"{self.g.name}: atomic at {ins.pc:#06x}").view("<u4")
         return view_of
 
     def op_RED(self, ins, mods, o, mask):
+        width = self._atomic_width(ins, mods)
         addresses = self._addresses(ins, o[0], mask)
-        self.memory.load(addresses, 4, self.g.name, ins.pc, ins.text, self.touched, plain=False)  # bounds, residents
+        self.memory.load(addresses, width, self.g.name, ins.pc, ins.text, self.touched, plain=False)  # bounds, residents
         if self.memory.accesses is not None:
-            self.memory.accesses.write(addresses, 4)
-        self._atomic(ins, mods, mask, self._global_word(ins), addresses, self._operand_values(ins, o[1], mask))
-        if self.order is not None:
-            self.order.atomic(addresses, mask, returns=False)
+            self.memory.accesses.write(addresses, width)
+        self._atomic(ins, mods, mask, self._global_word(ins, width), addresses,
+                     self._atomic_values(ins, o[1], mask, width))
+        self._atomic_order(addresses, mask, False, width)
 
     op_REDG = op_RED
 
@@ -3568,16 +3635,20 @@ class Launch:
         if ops[0].kind == "pred":
             ops.pop(0)
         d, m, src = ops[:3]
-        addresses = self._addresses(ins, m, mask)
-        self.memory.load(addresses, 4, self.g.name, ins.pc, ins.text, self.touched, plain=False)
+        width = self._atomic_width(ins, mods)
+        # ATOMG.E.CAS encodes no memory descriptor (its second data register sits where the others' desc[URn] does,
+        # sass_frontend._encoded_descriptor): ptxas's sm_90 code issues it with UR4 holding an address, not the
+        # descriptor (`UIADD3 UR4, UP0, UR4, 0x8, URZ` ... `ATOMG.E.CAS.64.STRONG.GPU PT, R8, [R6], R8, R10`, the
+        # descriptor in UR6 for its other accesses), so no uniform register is required to hold one
+        addresses = self._addresses(ins, m, mask, check_descriptor=not ("CAS" in mods and m.desc < 0))
+        self.memory.load(addresses, width, self.g.name, ins.pc, ins.text, self.touched, plain=False)
         if self.memory.accesses is not None:
-            self.memory.accesses.write(addresses, 4)
-        swaps = self._operand_values(ins, ops[3], mask) if len(ops) > 3 else None
-        olds = self._atomic(ins, mods, mask, self._global_word(ins), addresses,
-                            self._operand_values(ins, src, mask), swaps)
-        if self.order is not None:
-            self.order.atomic(addresses, mask, returns=True)
-        self._write_words(ins, d, olds[:, None], mask)
+            self.memory.accesses.write(addresses, width)
+        swaps = self._atomic_values(ins, ops[3], mask, width) if len(ops) > 3 else None
+        olds = self._atomic(ins, mods, mask, self._global_word(ins, width), addresses,
+                            self._atomic_values(ins, src, mask, width), swaps)
+        self._atomic_order(addresses, mask, True, width)
+        self._write_words(ins, d, self._atomic_words(olds), mask)
 
     op_ATOM = op_ATOMG
 
@@ -3803,19 +3874,20 @@ class Launch:
             self._dst(ins, o[0], value, lanes if mask is not True else mask, i)
 
     def op_ATOMS(self, ins, mods, o, mask):
-        if tuple(mods) == ("CAST", "SPIN") and len(o) == 4:
-            return self._atoms_cast_spin(ins, o, mask)
+        if tuple(mods) in (("CAST", "SPIN"), ("CAST", "SPIN", "64")) and len(o) == 4:
+            return self._atoms_cast_spin(ins, o, mask, 8 if "64" in mods else 4)
         if tuple(mods) == ("POPC", "INC", "32") and len(o) == 2:
             return self._atoms_increment(ins, o, mask)
         if len(o) < 3 or "CAST" in mods or "POPC" in mods:
             self._unmodeled(ins, f"{ins.full_opcode} (ATOMS with a register operand: ADD/MIN/MAX/EXCH/AND/OR/"
                                  "XOR/INC/DEC/CAS)")
         d, m, src = o[:3]
-        index = self._shared_addresses(ins, m, 4, mask)
-        swaps = self._operand_values(ins, o[3], mask) if len(o) > 3 else None
-        olds = self._atomic(ins, mods, mask, lambda i: self.shared[i:i + 4].view("<u4"), index,
-                            self._operand_values(ins, src, mask), swaps)
-        self._write_words(ins, d, olds[:, None], mask)
+        width = self._atomic_width(ins, mods)
+        index = self._shared_addresses(ins, m, width, mask)
+        swaps = self._atomic_values(ins, o[3], mask, width) if len(o) > 3 else None
+        olds = self._atomic(ins, mods, mask, lambda i: self.shared[i:i + width].view("<u4"), index,
+                            self._atomic_values(ins, src, mask, width), swaps)
+        self._write_words(ins, d, self._atomic_words(olds), mask)
 
     def _atoms_increment(self, ins, o, mask):
         """ATOMS.POPC.INC.32 RZ, [a]: ptxas -O3's `atom.shared.add.u32 _, [a], 1` whose result is unused
@@ -3831,7 +3903,7 @@ class Launch:
         ones = np.ones(index.size, dtype=np.uint32)
         self._atomic(ins, ("ADD",), mask, lambda i: self.shared[i:i + 4].view("<u4"), index, ones)
 
-    def _atoms_cast_spin(self, ins, o, mask):
+    def _atoms_cast_spin(self, ins, o, mask, width: int = 4):
         """ATOMS.CAST.SPIN Rd, [a], Rcompare, Rnew: a compare-and-store on a shared word that returns
         whether it stored, not the old word -- Rd = 1 where the word equalled Rcompare (and now holds
         Rnew), 0 where it did not (left as it was).  ptxas writes it for atom.shared.add.f32 (and
@@ -3840,18 +3912,23 @@ class Launch:
         P is false -- so the loop is PTX's atom.cas on the word (old == compare ? new : old) that
         tests the outcome instead of returning old.  Lanes act one at a time in thread order, as
         _atomic's do (the GPU's order is unspecified): of lanes racing for one word, the first stores
-        and the others fail and retry."""
+        and the others fail and retry.
+        ATOMS.CAST.SPIN.64 (`width` 8: atom.shared.add.u64 / .min.s64 / .and.b64 / .add.f64 ... loops) compares
+        and stores an 8-byte word, Rcompare and Rnew register pairs; Rd is a pair too, 1:0 where it stored and 0:0
+        where not -- ptxas's loop tests both halves (`ISETP.EQ.U32.AND P0, PT, R6, 0x1, PT` then
+        `ISETP.EQ.U32.AND.EX P0, PT, R7, RZ, PT, P0`)."""
         d, m, compare, new = o
-        index = self._shared_addresses(ins, m, 4, mask)
-        compares = self._operand_values(ins, compare, mask).tolist()
-        news = self._operand_values(ins, new, mask).tolist()
+        index = self._shared_addresses(ins, m, width, mask)
+        compares = self._atomic_values(ins, compare, mask, width).tolist()
+        news = self._atomic_values(ins, new, mask, width).tolist()
         stored = np.zeros(index.size, dtype=np.uint32)
         for k, (i, want, value) in enumerate(zip(index.tolist(), compares, news)):
-            word = self.shared[i:i + 4].view("<u4")
+            word = self.shared[i:i + width].view("<u4" if width == 4 else "<u8")
             if int(word[0]) == want:
                 word[0] = value
                 stored[k] = 1
-        self._write_words(ins, d, stored[:, None], mask)
+        words = stored[:, None] if width == 4 else np.stack([stored, np.zeros_like(stored)], axis=1)
+        self._write_words(ins, d, words, mask)
 
     # ------------------------------------------------------------ local memory
     def _local_addresses(self, ins, m: Operand, size: int, mask):

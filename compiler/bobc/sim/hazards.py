@@ -321,8 +321,15 @@ class Checker:
         fp64_queued = op in L.FP64 and self.latencies.fp64_decoupled
         if fp64_queued:
             self.fp64_pcs.add(ins.pc)
+        # A conversion to or from binary64 or a 64-bit integer (F2F / I2F / F2I .F64, .S64, .U64) is variable latency
+        # on both targets, scoreboard or not: ptxas -O3 sets a write scoreboard on every one whose result it reads
+        # before a later conversion's scoreboard is waited on (tests/sass/data corpus, both targets: every unscored
+        # one is -O0's, under a stall of 0, or completed by the conversion queue's order -- param_shapes.ptx convs'
+        # `I2F.U64 R11` read after the wait on the later `F2F.F64.F32`'s SB0).  It was timed as the FP64 unit's
+        # (RAW fp64, 10 cycles) before probe s47 simgaps2, a timing no ptxas code relies on.
+        wide_conversion = L.fp64_conversion(op, ins.modifiers) or L.wide_integer_conversion(op, ins.modifiers)
         decoupled = wclass == "decoupled" or (wclass == "fp64" and (
-            fp64_queued or ins.control.write_scoreboard != NO_SCOREBOARD)) or (
+            fp64_queued or wide_conversion or ins.control.write_scoreboard != NO_SCOREBOARD)) or (
             # R2UR where it is not timed (sm_86): its uniform register and predicate are variable latency
             # (latencies.ARCHES r2ur_reads_at_issue's note)
             op == "R2UR" and not self.latencies.r2ur_reads_at_issue)

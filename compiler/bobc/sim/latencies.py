@@ -209,19 +209,24 @@ def uniform_reader_class(opcode: str, modifiers: tuple[str, ...]) -> str:
     return "decoupled" if reader_class(opcode, modifiers) in ("decoupled", "agu") else "coupled"
 
 
-def _fp64_conversion(opcode: str, modifiers: tuple[str, ...]) -> bool:
-    """A conversion to or from binary64 runs on the FP64 unit: ptxas's sm_86 code reads an I2F.F64
-    result without a scoreboard, 55 cycles on (tests/sim), as it does a DADD's."""
+def fp64_conversion(opcode: str, modifiers: tuple[str, ...]) -> bool:
+    """A conversion to or from binary64 (F2F / I2F / F2I .F64): the FP64 unit's operand class, and variable latency
+    whether or not it sets a scoreboard (bobc.sim.hazards; probe s47 simgaps2): ptxas -O3 sets a write scoreboard on
+    every one whose result it reads other than through the conversion queue's order (QUEUES "xu": an unscored one
+    is read only after a later conversion's scoreboard is waited on) -- tests/sass/data/corpus-sm_86.tsv /
+    corpus-sm_90.tsv; its -O0 code issues them under a stall of 0.  Timed as the FP64 unit's result (RAW fp64)
+    before session 47, though no ptxas code relies on a timing."""
     return opcode in ("I2F", "F2I", "F2F") and "F64" in modifiers
 
 
-def _wide_integer_conversion(opcode: str, modifiers: tuple[str, ...]) -> bool:
-    """A conversion to or from a 64-bit integer runs on the FP64 unit as well: ptxas reads an
-    unscored I2F.U64's result (of a constant on sm_86, of a uniform register on sm_90) 20 and more
-    cycles on without a scoreboard (tests/sass/data corpus, param_shapes.ptx convs).  Its result is
-    timed when unscored; its operands stay a decoupled reader's (ptxas's timing of them is not
-    sampled)."""
+def wide_integer_conversion(opcode: str, modifiers: tuple[str, ...]) -> bool:
+    """A conversion to or from a 64-bit integer (I2F / F2I .S64, .U64) runs on the FP64 unit as well, variable
+    latency as fp64_conversion's: ptxas's unscored I2F.U64 (param_shapes.ptx convs, both targets) is read only
+    after the wait on a later conversion's scoreboard (`F2F.F64.F32 R2, R0` on SB0 there), which completes it."""
     return opcode in ("I2F", "F2I") and ("S64" in modifiers or "U64" in modifiers)
+
+
+_fp64_conversion, _wide_integer_conversion = fp64_conversion, wide_integer_conversion
 
 
 def writer_class(opcode: str, modifiers: tuple[str, ...]) -> str | None:
@@ -312,8 +317,8 @@ def predicate_reader_class(opcode: str) -> str:
 # queue.
 # The FP64 unit where it is variable latency (sm_86): ptxas's sm_86 code reads an unscored DSETP's
 # predicate after waiting on a later DFMA's scoreboard, and an unscored DMUL's result after a later
-# DADD's (corpus3.ptx double_math) -- results in issue order.  (F64 conversions, which run on the
-# FP64 unit too, are timed, not queued: latencies._fp64_conversion.)
+# DADD's (corpus3.ptx double_math) -- results in issue order.  (F64 and 64-bit integer conversions, which run
+# on the FP64 unit too, return through the conversion queue "xu": fp64_conversion.)
 # SHFL shares the shared-memory queue: ptxas's sm_90 code reads two unscored LDS results after
 # waiting only on a later SHFL's scoreboard (corpus.ptx shared_and_shuffle).
 QUEUES = {"LDS": "shared", "LDSM": "shared", "ATOMS": "shared", "SHFL": "shared", "LDG": "global", "LDL": "global",
