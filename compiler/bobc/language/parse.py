@@ -783,8 +783,8 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
                 # `B"x"`: a byte string's prefix is a lower-case b; `B` was read as a name
                 closing = re.match(r'(?:[^"\\\n]|\\.)*"', text[position + 1:])
                 literal = 'b"' + closing.group(0) if closing else 'b"..."'
-                return ParseError(f"'B\"' begins no byte string: a byte string's prefix is a lower-case b "
-                                  f"(the B was read as a name, then a '\"')",
+                return ParseError("'B\"' begins no byte string: a byte string's prefix is a lower-case b "
+                                  "(the B was read as a name, then a '\"')",
                                   Span(path, error.line, error.column - 1, error.line, error.column + 1),
                                   hint=f"write {_shown(literal)}")
             if position == 0 or text[position - 1] != "b":
