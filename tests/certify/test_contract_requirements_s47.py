@@ -212,3 +212,21 @@ def test_a_host_fill_of_a_required_word_is_refused(tmp_path):
     assert len(rewritten) == 2 and all("holds at build time" in m for m in rewritten), found(12)
     assert "k.sass:3: //@ require hi[1] multiple of 128" in rewritten[0]
     assert not [m for m in found(16) if "rewrites argument" in m]                              # word 2, alpha
+
+
+def test_a_misspelt_requirement_is_refused_where_a_plan_encodes_its_own_images(tmp_path):
+    """compiler-native-encode of a whole-program plan (seed 004's native physical program) reads the
+    contracts for launch order and left a contract that does not parse out, for the certifier to
+    refuse -- which does not run there: a misspelt `//@ require` line dropped its check."""
+    from bobc.certify.pointers import program_requirement_findings
+    from bobc.targets import SM86
+
+    (tmp_path / "k.sass").write_text(ROWS.replace("multiple of 128", "multipel of 128"))
+    plan = hand_plan([("k", {0: BASE, 1: pair(128, 320)})], [("y", BASE, 4 << 20)], ["k"])
+    found = program_requirement_findings(plan.program, {}, SM86, [tmp_path])
+    assert len(found) == 1 and "expected the rule after the requirement's expression" in found[0].message
+    assert str(found[0].at).startswith(f"{tmp_path / 'k.sass'}:3:"), found[0].at
+    # parsed, the same contract refuses the launch (C = 320)
+    contract = contract_of(tmp_path, "k", ROWS)
+    assert [f.message.split(": ", 1)[1][:20] for f in program_requirement_findings(plan.program, {"k": contract})] \
+        == ["hi[1] is 320 on this"]

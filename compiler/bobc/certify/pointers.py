@@ -580,13 +580,33 @@ def _requirement_findings(name: str, launch, contract: KernelContract | None, ar
 _PLAIN_TERM = re.compile(r"(?:lo|hi|word)\[\d+\]|\d+")
 
 
-def program_requirement_findings(program, contracts: dict) -> list[Finding]:
+def program_requirement_findings(program, contracts: dict, target=None, folders=()) -> list[Finding]:
     """Every launch of a WholeProgramPlan held to its kernel's `//@ require` lines (_requirement_findings),
     for a plan whose images the plan's own compiler-native-encode makes (a native physical program:
-    its arena certificate is the plan's, and check_pointers does not run on it)."""
+    its arena certificate is the plan's, and check_pointers does not run on it).  With `target`, a
+    region whose kernel source's contract does not parse (footprints.program_conflicts leaves it
+    out, for the certifier to say, which does not run here) is refused at its line: a misspelt
+    `//@ require` would otherwise drop the check it declares."""
     from ..nvidia.encode import plan_parameter_base
     argument_word = plan_parameter_base(program) // 8
     out: list[Finding] = []
+    if target is not None:
+        from ..kernel_search import SourceError
+        from ..language.modules import specs_folder
+        from .kernels import ContractError, find_source, parse_contract
+
+        for identity in dict.fromkeys(r.identity for r in program.regions):
+            if identity in contracts:
+                continue
+            try:
+                source = find_source(identity, [*folders, specs_folder()], target)
+                if source is not None:
+                    parse_contract(source, identity)
+            except ContractError as error:
+                message, at = error.placed()
+                out.append(Finding("contract", message, at))
+            except SourceError:
+                continue
     for index, launch in enumerate(program.launches):
         if not 0 <= launch.region < len(program.regions):
             continue

@@ -286,7 +286,8 @@ class _Encoders:
             # certificate holds its pointers, but not the values a kernel's code relies on
             from ..certify.findings import CertificationError
             from ..certify.pointers import program_requirement_findings
-            faults = program_requirement_findings(plan, getattr(conflicts, "contracts", {}))
+            faults = program_requirement_findings(plan, getattr(conflicts, "contracts", {}), context.target,
+                                                  getattr(context.program, "search_path", ()))
             if faults:
                 raise CertificationError(faults)
             self.images = {key: encode_images(plan, context.target, conflicts, resident=resident)}
