@@ -36,13 +36,13 @@ def parsed(tmp_path, old: str, new: str):
 @pytest.mark.parametrize("old, new, says", [
     ("    EXIT\n", "    EXIT //@ block 64\n",
      ":7:10: '//@ block' follows code on its line ('EXIT'), so it is a plain comment, not a contract line: a "
-     "contract line stands alone on its line (//@ param, //@ block, //@ table, //@ tensormap, //@ copy); move '//@ block 64' "
+     "contract line stands alone on its line (//@ param, //@ block, //@ table, //@ tensormap, //@ copy, //@ require); move '//@ block 64' "
      "to a line of its own, or leave out the @ for a plain comment (docs/kernel-contracts.md)"),
     ("    LDC R4, c[0x0][RZ+param+0x8]\n", "    LDC R4, c[0x0][RZ+param+0x8]   //@param 2 scalar M\n",
      ":6:36: '//@param' follows code on its line ('LDC R4, c[0x0][RZ+param+0x8]'), so it is a plain comment"),
     ("    EXIT\n", "    EXIT  // @ blok 64\n",
      ":7:11: '// @ blok' follows code on its line ('EXIT'), so it is a plain comment, not a contract line: a "
-     "contract line stands alone on its line (//@ param, //@ block, //@ table, //@ tensormap, //@ copy); move '//@ block 64'"),
+     "contract line stands alone on its line (//@ param, //@ block, //@ table, //@ tensormap, //@ copy, //@ require); move '//@ block 64'"),
     (".kernel k\n", ".kernel k #@ table 0 rows 2 of 1\n",
      ":4:11: '#@ table' follows code on its line ('.kernel k'), so it is a plain comment"),
 ])

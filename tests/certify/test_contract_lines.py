@@ -52,7 +52,7 @@ def test_the_kernel_as_written_parses(tmp_path):
     ("//@ param 1 scalar", "//@ params 1 scalar", ":4:5: unknown contract line '//@ params' (did you mean param?)"),
     ("//@ block 64", "//@ contract 64", ":2:5: unknown contract line '//@ contract': a contract line is one of"),
     ("//@ block 64", "//@ 64", ":2:5: a contract line starts with what it declares (one of //@ param, //@ block, "
-                               "//@ table, //@ tensormap, //@ copy), found '64' after '//@'"),
+                               "//@ table, //@ tensormap, //@ copy, //@ require), found '64' after '//@'"),
     ("//@ block 64", "//@", ":2:4: a contract line starts with what it declares"),
 ])
 def test_an_unknown_contract_line_is_refused_naming_the_word_and_the_nearest_keyword(tmp_path, old, new, says):

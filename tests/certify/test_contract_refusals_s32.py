@@ -88,12 +88,12 @@ def test_a_tensor_map_condition_whose_mask_is_zero_is_refused(tmp_path):
 
 @pytest.mark.parametrize("new, says", [
     ("// @ block 64", ":2:4: '// @ block' is a plain comment, not a contract line: a contract line is written //@ "
-                      "with no space (//@ param, //@ block, //@ table, //@ tensormap, //@ copy); write '//@ block 64', or "
+                      "with no space (//@ param, //@ block, //@ table, //@ tensormap, //@ copy, //@ require); write '//@ block 64', or "
                       "leave out the @ for a plain comment"),
     ("   //   @block 64", ":2:9: '//   @block' is a plain comment, not a contract line"),
     ("#@ block 64", ":2:2: '#@ block' is a plain comment, not a contract line"),
     ("// @ blok 64", ":2:4: '// @ blok' is a plain comment, not a contract line: a contract line is written //@ with "
-                     "no space (//@ param, //@ block, //@ table, //@ tensormap, //@ copy); write '//@ block 64'"),
+                     "no space (//@ param, //@ block, //@ table, //@ tensormap, //@ copy, //@ require); write '//@ block 64'"),
 ])
 def test_a_contract_line_written_with_a_space_after_the_slashes_is_refused(tmp_path, new, says):
     message = refusal(tmp_path, "//@ block 64", new)

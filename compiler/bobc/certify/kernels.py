@@ -114,7 +114,7 @@ _COPY_FORM = re.compile(rf"^\s*//@\s*copy\s+(\d+)\s+to\s+(\d+)\s+({_EXPRESSION})
 _TABLE_FORM = re.compile(r"^\s*//@\s*table\s+(\d+)\s+rows\s+(\d+)\s+of\s+(\d+)(?=\s|$)\s*(.*)$")
 # Every line of a kernel source that starts with `//@` is a contract line, and its first word one of
 # these (a misspelt keyword would otherwise drop the check the line declares); `//@` is nothing else's.
-CONTRACT_KEYWORDS = ("param", "block", "table", "tensormap", "copy")
+CONTRACT_KEYWORDS = ("param", "block", "table", "tensormap", "copy", "require")
 _LINE = re.compile(r"^\s*//@\s*")
 # a comment that opens like a contract line but is not written `//@` (`// @ block 64`, `#@ block 64`): a plain
 # comment to the assembler, so the check it was written to declare would silently go away
@@ -381,6 +381,119 @@ class ParameterCopy:
         return _evaluate(self.size, words, "copy size")
 
 
+_REQUIRE_RULES = ("multiple of N", "from A to B", "one of A,B,...")
+_REQUIRE_FORM_TEXT = ("a requirement is declared as '//@ require EXPRESSION multiple of N|from A to B|one of A,B,... why' "
+                      "(EXPRESSION over scalar words as an extent is, no spaces; N, A, B numbers: //@ require hi[6] "
+                      "multiple of 128 the row's chunks)")
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """`//@ require EXPRESSION RULE why`: the shapes the code serves, as a condition on the launch's own
+    words that every launch must meet (the certifier refuses one that does not, at build time): the
+    expression a multiple of N, between A and B (both included), or one of a list of numbers."""
+    expression: str
+    rule: str                  # "multiple", "range" or "one-of"
+    numbers: tuple[int, ...]   # (N,), (A, B) or the list
+    what: str = ""
+    line: int = field(default=0, compare=False)
+
+    @property
+    def rule_text(self) -> str:
+        if self.rule == "multiple":
+            return f"a multiple of {self.numbers[0]}"
+        if self.rule == "range":
+            return f"from {self.numbers[0]} to {self.numbers[1]}"
+        return "one of " + ", ".join(map(str, self.numbers))
+
+    @property
+    def source_text(self) -> str:
+        written = (f"multiple of {self.numbers[0]}" if self.rule == "multiple" else
+                   f"from {self.numbers[0]} to {self.numbers[1]}" if self.rule == "range" else
+                   "one of " + ",".join(map(str, self.numbers)))
+        return f"//@ require {self.expression} {written}"
+
+    def named_words(self) -> set[int]:
+        return {int(w) for w in re.findall(r"\b(?:lo|hi|word)\[(\d+)\]", self.expression)}
+
+    def named_bytes(self) -> set[int]:
+        """The parameter bytes its terms read (lo[i]: 8i..8i+3, hi[i]: 8i+4..8i+7, word[i]: all eight)."""
+        out: set[int] = set()
+        for part, index in re.findall(r"\b(lo|hi|word)\[(\d+)\]", self.expression):
+            first = 8 * int(index) + (4 if part == "hi" else 0)
+            out.update(range(first, first + (8 if part == "word" else 4)))
+        return out
+
+    def check(self, words: dict[int, int]) -> tuple[bool | None, int | None, str]:
+        """(whether the launch's words meet it, the expression's value, why not known): None when
+        the expression names a word the launch does not set (or divides by zero there)."""
+        value, why = _evaluate(self.expression, words, "requirement")
+        if value is None:
+            return None, None, why
+        if self.rule == "multiple":
+            return value % self.numbers[0] == 0, value, ""
+        if self.rule == "range":
+            return self.numbers[0] <= value <= self.numbers[1], value, ""
+        return value in self.numbers, value, ""
+
+
+_REQUIRE = re.compile(rf"^\s*//@\s*require\s+(\S+)\s+(?:(multiple\s+of)\s+(\S+)|(from)\s+(\S+)\s+to\s+(\S+)|"
+                      rf"(one\s+of)\s+(\S+))(?=\s|$)\s*(.*)$")
+_NUMBER = re.compile(r"0x[0-9a-fA-F]+|\d+")
+
+
+def _parse_requirement(path, number: int, line: str, at: int) -> Requirement:
+    """One `//@ require` line; ContractError at file:line:column naming what is wrong there."""
+    form = _REQUIRE.match(line)
+    if form is None:
+        words = _words(line, at)
+        if not words:
+            raise ContractError(f"{path}:{number}:{len(line.rstrip()) + 1}: {_REQUIRE_FORM_TEXT}")
+        problem = _expression_problem(words[0][0])
+        if problem is not None:
+            raise ContractError(f"{path}:{number}:{words[0][1] + problem[0]}: the requirement's expression "
+                                f"{words[0][0]}: {problem[1]}")
+        column = words[1][1] if len(words) > 1 else len(line.rstrip()) + 1
+        shown = repr(words[1][0]) if len(words) > 1 else "the end of the line"
+        raise ContractError(f"{path}:{number}:{column}: expected the rule after the requirement's expression "
+                            f"({', '.join(_REQUIRE_RULES)}), found {shown}; {_REQUIRE_FORM_TEXT}")
+    expression = form.group(1)
+    problem = _expression_problem(expression)
+    if problem is not None:
+        raise ContractError(f"{path}:{number}:{form.start(1) + problem[0] + 1}: the requirement's expression "
+                            f"{expression}: {problem[1]}")
+    groups = (3,) if form.group(2) else (5, 6) if form.group(4) else (8,)
+    texts = form.group(8).split(",") if form.group(7) else [form.group(g) for g in groups]
+    column = form.start(groups[0]) + 1
+    if "" in texts:
+        raise ContractError(f"{path}:{number}:{form.start(9) + 1}: the requirement's list "
+                            f"'{form.group(8)} {form.group(9).split()[0] if form.group(9).split() else ''}' is "
+                            f"written with a space or goes on: a list is numbers joined by commas with no spaces "
+                            f"(one of 128,256,512); {_REQUIRE_FORM_TEXT}")
+    columns = [form.start(g) + 1 for g in groups] if not form.group(7) else [column] * len(texts)
+    for text, at_column in zip(texts, columns):
+        if not _NUMBER.fullmatch(text):
+            raise ContractError(f"{path}:{number}:{at_column}: {text!r} is not a number; {_REQUIRE_FORM_TEXT}")
+    numbers = tuple(_count(t) for t in texts)
+    if form.group(2):
+        rule = "multiple"
+        if numbers[0] == 0:
+            raise ContractError(f"{path}:{number}:{column}: a multiple of 0 is only 0: the requirement would refuse "
+                                f"every launch but one of 0; {_REQUIRE_FORM_TEXT}")
+    elif form.group(4):
+        rule = "range"
+        if numbers[0] > numbers[1]:
+            raise ContractError(f"{path}:{number}:{column}: from {texts[0]} to {texts[1]} holds no number (its "
+                                f"least is more than its most): the requirement would refuse every launch")
+    else:
+        rule = "one-of"
+    what = form.group(9).strip()
+    if re.match(r"(multiple|from|one|to|of)\b|[-+*/,]", what):
+        raise ContractError(f"{path}:{number}:{form.start(9) + 1}: the requirement's rule is written with a space or "
+                            f"goes on ('{what.split()[0]}'); {_REQUIRE_FORM_TEXT}")
+    return Requirement(expression, rule, numbers, what, line=number)
+
+
 @dataclass(frozen=True)
 class KernelContract:
     kernel: str
@@ -395,6 +508,8 @@ class KernelContract:
     # c[0x0][param+N] operands (parse_contract)
     assembled: bool = False
     copies: tuple[ParameterCopy, ...] = ()      # `//@ copy FROM to TO BYTES`: what each launch copies where
+    # `//@ require EXPRESSION RULE`: what every launch's words must meet (the shapes the code serves)
+    requirements: tuple[Requirement, ...] = ()
 
     def argument(self, index: int) -> Argument | None:
         return next((a for a in self.arguments if a.index == index), None)
@@ -796,6 +911,7 @@ def _contract_of(path: Path, kernel: str | None, text: str) -> KernelContract:
     """parse_contract of `text`, the source read at `path`; a refusal is raised again, never kept."""
     arguments, reads, maps, tables, block = [], [], [], [], None
     copies, copied = [], []     # ParameterCopy; (copy, line, columns of FROM, TO and BYTES)
+    requirements = []   # Requirement
     sized = []          # (pointer word, line, column, its extent, count and stride expressions)
     placed = []         # (table, line, column of its ROWS): each word its rows reach must be declared
     for number, line in enumerate(source_lines(text), start=1):
@@ -870,6 +986,10 @@ def _contract_of(path: Path, kernel: str | None, text: str) -> KernelContract:
             copies.append(ParameterCopy(int(copy.group(1)), int(copy.group(2)), copy.group(3),
                                         copy.group(4).strip(), line=number))
             copied.append((copies[-1], number, copy.start(1) + 1, copy.start(2) + 1, copy.start(3) + 1))
+            continue
+        if keyword == "require":
+            requirements.append(_parse_requirement(path, number, line, at))
+            sized.append((None, number, _REQUIRE.match(line).start(1) + 1, [requirements[-1].expression]))
             continue
         if keyword == "tensormap":
             declared = _parse_tensor_map(path, number, line)
@@ -956,6 +1076,14 @@ def _contract_of(path: Path, kernel: str | None, text: str) -> KernelContract:
         for expression in expressions:
             for term in re.finditer(r"\b(lo|hi|word)\[(\d+)\]", expression):
                 word = int(term.group(2))
+                if kinds.get(word) in ("pointer", "tensormap") and index is None:
+                    raise ContractError(f"{path}:{number}:{column}: the requirement's expression '{expressions[0]}' "
+                                        f"reads {term.group(0)}, but word {word} is declared a {kinds[word]}: an "
+                                        f"address is no shape; require a scalar word (a count the plan patches)")
+                if kinds.get(word) is None and index is None:
+                    raise ContractError(f"{path}:{number}:{column}: the requirement's expression '{expressions[0]}' "
+                                        f"reads {term.group(0)}, but no //@ param line declares word {word}: declare "
+                                        f"it a scalar ('//@ param {word} scalar what')")
                 if kinds.get(word) in ("pointer", "tensormap"):
                     raise ContractError(f"{path}:{number}:{column}: pointer word {index}'s extent "
                                         f"'{expressions[0]}'{' (its batches)' if expression != expressions[0] else ''}"
@@ -971,7 +1099,8 @@ def _contract_of(path: Path, kernel: str | None, text: str) -> KernelContract:
                                 f"{declared.pointer}, which the contract {state}: declare it a pointer "
                                 f"('//@ param {declared.pointer} pointer read ...')")
     return KernelContract(kernel or Path(path).stem, Path(path), tuple(sorted(arguments, key=lambda a: a.index)),
-                          tuple(reads), tuple(maps), tuple(tables), block, copies=tuple(copies))
+                          tuple(reads), tuple(maps), tuple(tables), block, copies=tuple(copies),
+                          requirements=tuple(requirements))
 
 
 _COPY_FORM_TEXT = ("a copy is declared as '//@ copy FROM to TO BYTES what' (every launch copies BYTES bytes from the "

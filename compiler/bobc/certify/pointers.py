@@ -511,6 +511,7 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
         patched = {p.word for p in launch.patches}
         out += _undeclared_patches(name, launch, contract, argument_word)
         fills = fills_of.get(index, [])
+        out += _requirement_findings(name, launch, contract, argument_word, fills, written)
         # (a word an extent or condition names is refused by name already)
         named = {int(w) for f in out[first:] for w in re.findall(r"names parameter word (\d+), which the launch "
                                                                  r"does not set", f.message)}
@@ -539,4 +540,79 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
                 out.append(Finding("stray-pointer", f"{name} {index_text}: address {shown_hex(value)} lies in a window "
                                                     f"but in no resident; {_nearest(residents, value)}",
                                    written.get(word) or launch.at))
+    return out
+
+
+def _requirement_findings(name: str, launch, contract: KernelContract | None, argument_word: int, fills,
+                          written: dict) -> list[Finding]:
+    """A launch whose words break a `//@ require` line of its kernel's contract (the shapes its code
+    serves: kernels.Requirement), located at the patch of the first word the requirement names; a
+    host fill that rewrites such a word each step (the kernel would run on a value never checked)."""
+    from ..resources import doc
+    out: list[Finding] = []
+    words = launch_words(launch, argument_word)
+    for required in contract.requirements if contract else ():
+        source = f"{contract.source.name}:{required.line}: {required.source_text}"
+        why = f": {required.what}" if required.what else ""
+        first = min(required.named_words(), default=None)
+        at = (written.get(argument_word + first) if first is not None else None) or launch.at
+        met, value, problem = required.check(words)
+        if met is None:
+            out.append(Finding("extent", f"{name}: {problem} ({source})", at))
+        elif not met:
+            shown = required.expression if _PLAIN_TERM.fullmatch(required.expression) else f"({required.expression})"
+            out.append(Finding("contract", f"{name}: {shown} is {value} on this launch, and its kernel "
+                                           f"{shown_plan_text(launch.identity)} serves only {required.expression} "
+                                           f"{required.rule_text} ({source}{why})", at,
+                               "launch the kernel only with the shapes its contract admits (or with a kernel that "
+                               "serves this one); a model's own shape rule refuses such a shape where it is "
+                               f"chosen ({doc('kernel-contracts.md')}, \"Requirements\")"))
+        named = required.named_bytes()
+        for k, fill in fills:
+            hit = sorted(named & set(range(fill.offset, fill.offset + fill.width)))
+            if hit:
+                out.append(Finding("contract", f"{name}: host fill {k} rewrites argument {hit[0] // 8} each step, which "
+                                               f"{source} holds at build time: the kernel would run on a value "
+                                               f"never checked", launch.at))
+    return out
+
+
+_PLAIN_TERM = re.compile(r"(?:lo|hi|word)\[\d+\]|\d+")
+
+
+def program_requirement_findings(program, contracts: dict, target=None, folders=()) -> list[Finding]:
+    """Every launch of a WholeProgramPlan held to its kernel's `//@ require` lines (_requirement_findings),
+    for a plan whose images the plan's own compiler-native-encode makes (a native physical program:
+    its arena certificate is the plan's, and check_pointers does not run on it).  With `target`, a
+    region whose kernel source's contract does not parse (footprints.program_conflicts leaves it
+    out, for the certifier to say, which does not run here) is refused at its line: a misspelt
+    `//@ require` would otherwise drop the check it declares."""
+    from ..nvidia.encode import plan_parameter_base
+    argument_word = plan_parameter_base(program) // 8
+    out: list[Finding] = []
+    if target is not None:
+        from ..kernel_search import SourceError
+        from ..language.modules import specs_folder
+        from .kernels import ContractError, find_source, parse_contract
+
+        for identity in dict.fromkeys(r.identity for r in program.regions):
+            if identity in contracts:
+                continue
+            try:
+                source = find_source(identity, [*folders, specs_folder()], target)
+                if source is not None:
+                    parse_contract(source, identity)
+            except ContractError as error:
+                message, at = error.placed()
+                out.append(Finding("contract", message, at))
+            except SourceError:
+                continue
+    for index, launch in enumerate(program.launches):
+        if not 0 <= launch.region < len(program.regions):
+            continue
+        contract = contracts.get(program.regions[launch.region].identity)
+        if contract is None or not contract.requirements:
+            continue
+        name = f"launch {index} ({shown_plan_text(launch.identity)})"
+        out += _requirement_findings(name, launch, contract, argument_word, [], {p.word: p.at for p in launch.patches})
     return out

@@ -282,6 +282,14 @@ class _Encoders:
         key = (dataclasses.replace(plan, component=""), context.target.name, resident)
         if key not in self.images:                                      # the latest plan only
             conflicts = program_conflicts(plan, context.target, getattr(context.program, "search_path", ()))
+            # every launch within the shapes its kernel serves (`//@ require`): the plan's own arena
+            # certificate holds its pointers, but not the values a kernel's code relies on
+            from ..certify.findings import CertificationError
+            from ..certify.pointers import program_requirement_findings
+            faults = program_requirement_findings(plan, getattr(conflicts, "contracts", {}), context.target,
+                                                  getattr(context.program, "search_path", ()))
+            if faults:
+                raise CertificationError(faults)
             self.images = {key: encode_images(plan, context.target, conflicts, resident=resident)}
             encoded = self.images[key]
             key_of_images = image_key(encoded.program, encoded.qmd, encoded.push, encoded.gpfifo)
