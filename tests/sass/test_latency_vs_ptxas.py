@@ -240,6 +240,12 @@ KNOWN_BELOW = {
     # WARPSYNC.EXCLUSIVE R0, the kernel's first instructions issued around the loads' S2R (a candidate for a look:
     # one placement, no tight chain here)
     ("sm_86", "IMAD", "WARPSYNC", "R"): (10, 1),     # bobc 6
+    # cp_async: ISETP -> LDGSTS.E.BYPASS.128.ZFILL's predicate operand (the zero-fill choice), one placement per
+    # target at 23 (sm_86) / 21 (sm_90) cycles; the kind's 13 is ISETP -> a guarded memory instruction (a guard's
+    # latency, bobc's too).  bobc times the operand 5, as any predicate operand: a candidate for a look (NAK counts
+    # a decoupled reader's predicate as a guard's, 13), not changed here
+    ("sm_86", "ISETP", "memory", "P"): (13, 15),     # bobc 5
+    ("sm_90", "ISETP", "memory", "P"): (13, 16),
 }
 
 

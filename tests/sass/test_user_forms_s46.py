@@ -104,3 +104,4 @@ def test_break_with_a_predicate_s46(arch, needs_nvdisasm):
     listed = disassemble(b"".join(words), TARGETS[arch].nvdisasm_arch)
     assert not listed.errors and [d.text for d in listed.lines] == texts
 
+
