@@ -56,7 +56,7 @@ def test_float_division_paths(arch, name, tmp_path, needs_ptxas):
 def test_div_rn_ftz_flushes_and_rounds(tmp_path, needs_ptxas):
     """div.rn.ftz.f32: subnormal operands and results flushed to a zero of the same sign (PTX ISA .ftz), the rest
     IEEE 754 division.  ptxas's slow path for it leaves a loop by BREAK with a predicate (`@!P0 BREAK !P2, B2`,
-    a form bobc's assembler has not learned: "BREAK takes 1 operand, not 2"; the simulator runs ptxas's cubin)."""
+    a form bobc's assembler learned in session 46, user_forms_s46.ptx; the simulator runs ptxas's cubin)."""
     words = operands(1024, 4)
     out = run("div_rn_ftz", "sm_90", "div.rn.ftz.f32 %f3, %f1, %f2; mov.b32 %r10, %f3;", words, tmp_path)
     tiny = np.float32(2.0 ** -126)
@@ -142,7 +142,8 @@ def sm90_cases() -> dict:
     code (tests/gpu/prepare.sh assembles those, test_bobc_assembles_the_gpu_cases holds each to ptxas's .text on
     both targets): every case -- 64-bit div / rem's I2F.U64.RP since session 43 (wide_cover_forms.ptx), div.rz.f32's
     BREAK B2 since session 45 (user_forms_s45.ptx)).  div.rn.ftz.f32 (test_div_rn_ftz_flushes_and_rounds) is no
-    GPU case: its slow path's `BREAK !P2, B2` (BREAK with a predicate) is not learned.  tests/gpu/test_sim_probes_gpu.py
+    GPU case (its slow path's `BREAK !P2, B2`, BREAK with a predicate, is learned since session 46, user_forms_s46.ptx,
+    and the case is not added here).  tests/gpu/test_sim_probes_gpu.py
     runs them on the GPU against the same definitions this file holds the simulator to."""
     out = {}
     for mode in ("rn", "rz", "rm", "rp"):

@@ -93,13 +93,15 @@ def test_a_misspelt_modifier_gets_a_did_you_mean(tmp_path, capsys):
 
 @TARGETS
 @pytest.mark.parametrize("line,key", [
-    ("    HMMA.16816.F32.BF16 R0, R4, R8, R0", "HMMA.16816.F32.BF16 R,R,R,R"),
-    # ptxas's ld.global.L1::evict_last.v4.u32 (both targets; probe s45 asmgaps4: no corpus kernel has made ptxas
-    # emit it yet).  F2F.BF16.F64.RM (sm_90's cvt.rm.bf16.f64), this case until session 45, and LDG.E.EL (32-bit)
-    # are learned from tools/ptx_corpus/sm90_user_forms_s45.ptx / user_forms_s45.ptx; MUFU.TANH.BF16 before them
-    # from sm90_sim_forms_s44.ptx, MUFU.EX2.F16 from wide_cover_forms.ptx, HADD2.BF16_V2 from sm90_bf16_forms.ptx,
-    # HFMA2.BF16_V2 from math_forms2.ptx, and F2FP.BF16.PACK_AB from param_shapes.ptx
-    ("    LDG.E.EL.128 R0, [R2.64]", "LDG.E.EL.128 R,[MR.64]"),
+    # ptxas's mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 and ld.global.nc.L1::evict_last.v4.u32 (both
+    # targets, ptxas 13.5; no corpus kernel makes ptxas emit them yet).  HMMA.16816.F32.BF16 and LDG.E.EL.128 (ld.global
+    # .L1::evict_last.v4), these cases until session 46, are learned from tools/ptx_corpus/user_forms_s46.ptx;
+    # F2F.BF16.F64.RM (sm_90's cvt.rm.bf16.f64) and LDG.E.EL (32-bit) from sm90_user_forms_s45.ptx /
+    # user_forms_s45.ptx; MUFU.TANH.BF16 before them from sm90_sim_forms_s44.ptx, MUFU.EX2.F16 from
+    # wide_cover_forms.ptx, HADD2.BF16_V2 from sm90_bf16_forms.ptx, HFMA2.BF16_V2 from math_forms2.ptx, and
+    # F2FP.BF16.PACK_AB from param_shapes.ptx
+    ("    HMMA.1688.F32.BF16 R0, R4, R6, R0", "HMMA.1688.F32.BF16 R,R,R,R"),
+    ("    LDG.E.EL.128.CONSTANT R0, [R2.64]", "LDG.E.EL.128.CONSTANT R,[MR.64]"),
     ("    LDG.E.LTC128B R0, [R2.64]", "LDG.E.LTC128B R,[MR.64]"),
 ])
 def test_a_ptxas_modifier_the_tables_lack_gets_the_corpus_hint_not_a_did_you_mean(tmp_path, capsys, arch, line, key):

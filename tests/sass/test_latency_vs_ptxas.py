@@ -155,19 +155,19 @@ KNOWN_BELOW = {
     # UFLO (fixed-latency since session 36): one placement each, beside an atomic's scoreboard waits;
     # in a chain ptxas issues UFLO.U32 UR4, UR4 -> IADD3 R5, R5, UR4, R0 6 cycles on (bobc 6:
     # tests/sass/test_latency_probes.py, NAK's Udp -> coupled 6)
-    ("sm_86", "UFLO", "alu", "UR"): (9, 1),
+    # (sm_86 UFLO -> alu (UR), (9, 1), and sm_90's, (18, 1), until user_forms_s46.ptx: an atomic's UFLO there is read at
+    #  bobc's distance or fewer)
     # user_forms.ptx u64_compare (session 44): one placement, USEL UR4, URZ, 0x1, UP0 -> IADD3 R4, R5, UR4, R0 19
     # cycles on, the IADD3 at the end of the kernel's compare chain (slack); USEL is the uniform datapath's, whose
     # result NAK's URegLatencySM80 gives a vector coupled reader 6 cycles on, bobc's
     ("sm_90", "USEL", "alu", "UR"): (19, 1),
-    ("sm_90", "UFLO", "alu", "UR"): (18, 1),
     # param_shapes.ptx (session 35): one or few placements each, a kernel author's parameter shapes
     # (sm_86 F2FP -> memory (R), (12, 2) until wide_cover_forms.ptx: its F2FP.BF16.PACK_AB -> STG.E at 5, bobc 7)
     # (sm_86 HFMA2 -> memory (R), once (25, 1): math_forms2.ptx has HFMA2.RELU -> STG at 7, bobc's)
     # (sm_86 HMNMX2 -> alu (R), (12, 1) until wide_cover_forms.ptx: its HMNMX2 -> PRMT at 6, bobc's)
     # (sm_86 HMNMX2 -> memory (R), (14, 3) until bf16_forms.ptx: its HMNMX2.BF16_V2 -> STG.E.U16 at 5, bobc 7)
     # (sm_86 UIADD3 -> alu (UR), (56, 1) until address_forms.ptx: its UIADD3 UR6 -> ISETP.NE ... UR6 at 6, bobc's)
-    ("sm_86", "UIADD3", "fma", "UR"): (10, 1),       # bobc 7
+    # (sm_86 UIADD3 -> fma (UR), (10, 1) until user_forms_s46.ptx: a placement there at bobc's distance or fewer)
     ("sm_86", "ULOP3", "alu", "UR"): (13, 1),        # bobc 6
     ("sm_86", "UPRMT", "uniform", "UR"): (12, 1),    # bobc 6 (NAK's udp -> udp/umov: 4 / 2)
     ("sm_90", "UPRMT", "uniform", "UR"): (9, 2),     # bobc 6
@@ -189,7 +189,8 @@ KNOWN_BELOW = {
     # (sm_90 SEL -> memory (R), (13, 5): memory_forms.ptx / sign_forms.ptx have SEL -> STG at 5, bobc's)
     ("sm_90", "IABS", "memory", "R"): (11, 1),       # bobc 7
     # int_forms.ptx / sm90_int_forms.ptx (session 37, sassforms4): results gathered into two STG.E.128 (slack)
-    ("sm_86", "VABSDIFF", "memory", "R"): (12, 4),   # bobc 7 ((12, 2) until wide_cover_forms.ptx's video_forms)
+    ("sm_86", "VABSDIFF", "memory", "R"): (12, 6),   # bobc 7 ((12, 2) until wide_cover_forms.ptx's video_forms,
+    #                                                  (12, 4) until user_forms_s46.ptx's sad.u32 / .s32)
     # (sm_86 VABSDIFF4 -> memory (R), (12, 2) until wide_cover_forms.ptx: VABSDIFF4.U8.ACC -> STG.E at 7, bobc's)
     # (sm_90 VABSDIFF / VABSDIFF4 / VIMNMX -> memory (R), (9, 2) / (9, 2) / (10, 6) until wide_cover_forms.ptx: its
     #  VABSDIFF.U32 -> STG.E at 5, VABSDIFF4.U8.ACC and VIMNMX.U32 -> STG.E at 7, bobc's or fewer)
@@ -214,13 +215,11 @@ KNOWN_BELOW = {
     ("sm_90", "DADD", "conversion", "R"): (15, 2),   # bobc 10: DADD R4, R4, UR4 -> F2F.F32.F64 R3, R4
     ("sm_90", "ULDC", "fp64", "UR"): (9, 3),         # bobc 8: ULDC.64 -> DADD R4, R4, UR4
     # user_forms_s45.ptx (session 45, probe s45 asmgaps4): one theme a kernel, results stored at its end (slack for
-    # the stores); the predicate kinds are candidates for a look (not changed here: a latency edit changes shipped
-    # images): ptxas reads IMAD.HI.U32's carry-out (div / rem .s64's call-free sequence) in IADD3.X / IMAD.X 9 / 8
-    # cycles on, never fewer, over 12 placements, as it reads IMAD.WIDE.U32's (above) -- bobc 6 / 5
-    ("sm_86", "IMAD", "alu", "P"): (9, 12),          # bobc 6: IMAD.HI.U32 R12, P1, ... -> IADD3.X ..., P2, P1
-    ("sm_90", "IMAD", "alu", "P"): (9, 12),
-    ("sm_86", "IMAD", "fma", "P"): (8, 1),           # bobc 5: IMAD.HI.U32 R8, P0, ... -> IMAD.X ..., P0
-    ("sm_90", "IMAD", "fma", "P"): (8, 1),
+    # the stores)
+    # (sm_86 / sm_90 IMAD -> alu (P), (9, 12), and IMAD -> fma (P), (8, 1), until user_forms_s46.ptx: ptxas read
+    #  IMAD.HI.U32's carry-out in div / rem .s64 9 / 8 cycles on, behind the division's other work; with nothing else
+    #  to issue (carry_hi_addc / _madc / _sel) it reads it 5 on in IADD3.X and SEL and 4 in IMAD.X, below bobc's 6 / 5:
+    #  the 9 / 8 were slack, and bobc keeps its latencies, tests/sass/test_user_forms_s46.py)
     # rcp / div .r{z,m,p}.f64's slow path: ISETP.NE.AND.EX P0 -> DSETP.NE.OR P0, PT, R8, R4, P0 (an FP64 reader of
     # a predicate) and FSETP.GEU.AND P1 -> @!P1 DMUL (a guard), both behind FP64 work (slack or an FP64 issue rule)
     ("sm_86", "ISETP", "fp64", "P"): (13, 5),        # bobc 6
@@ -233,6 +232,20 @@ KNOWN_BELOW = {
     # issued after a NANOSLEEP and the other special-register reads (slack)
     ("sm_86", "CS2R", "alu", "R"): (8, 4),           # bobc 6
     ("sm_90", "CS2R", "fma", "R"): (11, 2),          # bobc 7
+    # user_forms_s46.ptx (session 46, probe s46 asmgaps5): one placement each.  cvt.rni.sat.u8.f32 (cvt_variants):
+    # F2IP.U8.F32.NTZ R5, RZ, R3, RZ -> the STG.E.128 of four results, which waits for the last of them (slack)
+    ("sm_86", "F2IP", "memory", "R"): (17, 1),       # bobc 7
+    ("sm_90", "F2IP", "memory", "R"): (26, 1),
+    # match_redux: the member mask from a kernel parameter, IMAD.MOV.U32 R0, RZ, RZ, c[0x0][0x170] ->
+    # WARPSYNC.EXCLUSIVE R0, the kernel's first instructions issued around the loads' S2R (a candidate for a look:
+    # one placement, no tight chain here)
+    ("sm_86", "IMAD", "WARPSYNC", "R"): (10, 1),     # bobc 6
+    # cp_async: ISETP -> LDGSTS.E.BYPASS.128.ZFILL's predicate operand (the zero-fill choice), one placement per
+    # target at 23 (sm_86) / 21 (sm_90) cycles; the kind's 13 is ISETP -> a guarded memory instruction (a guard's
+    # latency, bobc's too).  bobc times the operand 5, as any predicate operand: a candidate for a look (NAK counts
+    # a decoupled reader's predicate as a guard's, 13), not changed here
+    ("sm_86", "ISETP", "memory", "P"): (13, 15),     # bobc 5
+    ("sm_90", "ISETP", "memory", "P"): (13, 16),
 }
 
 

@@ -16,6 +16,7 @@ ptxas and nvdisasm:
 """
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 
@@ -28,7 +29,9 @@ from bobc.nvtools import nvdisasm, ptxas
 from bobc.sass import assemble
 from bobc.sass.learn import read_corpus
 from bobc.sass.oracle import disassemble
-from bobc.sass.syntax import Control
+from bobc.sass.syntax import Control, parse_instruction
+from bobc.sass.tables.arch import encoding_of
+from bobc.sass.tables.layouts import DESCRIPTOR_OPCODES
 from bobc.targets import TARGETS
 
 ARCHES = ("sm_86", "sm_90")
@@ -53,15 +56,40 @@ def test_each_ptxas_word_assembles_and_decodes_back(arch, needs_nvdisasm):
     assembles_and_decodes_back(_rows(arch), arch)
 
 
+def _hidden_descriptor(row, arch: str) -> str:
+    """The `ULDC.64 URn, c[0x0][<memory descriptor>]` a global access's word depends on where nvdisasm's text hides
+    the descriptor (sm_86: desc[URn] is not printed, and ptxas loads the descriptor into UR4 or UR6 by kernel), as
+    the last such ULDC.64 before the row in its kernel (the corpus holds every instruction of a kernel), or "" for
+    none: the assembler takes the descriptor from that ULDC.64 as it does in a whole listing."""
+    if encoding_of(arch).shows_descriptor or parse_instruction(row.text).opcode not in DESCRIPTOR_OPCODES:
+        return ""
+    load = f"ULDC.64 UR{{}}, c[0x0][{TARGETS[arch].memory_descriptor:#x}]"
+    before = [r for r in _kernel_rows(arch).get(row.stream, ()) if r.offset < row.offset
+              and re.fullmatch(r"ULDC\.64 UR(\d+), c\[0x0\]\[0x[0-9a-f]+\]", r.text)
+              and r.text.endswith(f"[{TARGETS[arch].memory_descriptor:#x}]")]
+    return f"{load.format(before[-1].text.split()[1][2:-1])} ;\n" if before else ""
+
+
+@functools.cache
+def _kernel_rows(arch: str) -> dict:
+    kernels: dict = {}
+    for r in read_corpus(arch):
+        kernels.setdefault(r.stream, []).append(r)
+    return kernels
+
+
 def assembles_and_decodes_back(rows, arch: str) -> None:
     """Each ptxas row's text assembles alone to ptxas's 128 bits, and nvdisasm reads them back
-    as the same texts (tests/sass/test_param_shapes.py's rows too)."""
+    as the same texts (tests/sass/test_param_shapes.py's rows too).  A global access on a target whose text
+    hides the memory descriptor is assembled after its kernel's descriptor load (_hidden_descriptor)."""
     assert rows
     words = []
     for row in rows:
         control = Control.from_word(row.word >> 64)._replace_reuse()     # reuse: from the text
-        code = f"{control.text()} {row.text} ;\nEXIT ;\n"
-        word = int.from_bytes(assemble(code, arch).code[:16], "little")
+        context = _hidden_descriptor(row, arch)
+        code = f"{context}{control.text()} {row.text} ;\nEXIT ;\n"
+        at = 16 * context.count("\n")
+        word = int.from_bytes(assemble(code, arch).code[at:at + 16], "little")
         assert word == row.word, f"{row.reference}: {row.text}: {word:#034x} != ptxas {row.word:#034x}"
         words.append(word)
     listed = disassemble(b"".join(w.to_bytes(16, "little") for w in words), TARGETS[arch].nvdisasm_arch)
@@ -270,3 +298,17 @@ def test_whole_kernel_assembles_to_ptxas_text_and_runs(arch, opt, tmp_path, need
         for image in (ptxas_image, bobc_image):
             got = _run(image, arch, values)
             assert (got == want).all(), f"values {[hex(v) for v in values]}:\n{got}\n!=\n{want}"
+
+
+def test_a_hidden_descriptor_comes_from_the_kernels_load_s47(needs_nvdisasm):
+    """sm_86's `@!P0 ATOMG.E.ADD.STRONG.GPU PT, R4, [R2.64], R19` (user_forms_s46.ptx atom_ordered) was one bit off
+    ptxas alone (..1ee1c4 against ..1ee1c6): its kernel loads the descriptor with `ULDC.64 UR6, c[0x0][0x118]`, the
+    text hides desc[UR6], and a lone instruction takes the default UR4 -- the difference is the descriptor field
+    (bits 64..69: 4 ^ 6), not an encoding fault; after the kernel's ULDC.64 it is ptxas's word."""
+    row = next(r for r in read_corpus("sm_86") if r.reference == "user_forms_s46.ptx:atom_ordered:-O3:0x0090")
+    assert row.text == "@!P0 ATOMG.E.ADD.STRONG.GPU PT, R4, [R2.64], R19"
+    control = Control.from_word(row.word >> 64)._replace_reuse()
+    alone = int.from_bytes(assemble(f"{control.text()} {row.text} ;\nEXIT ;\n", "sm_86").code[:16], "little")
+    assert alone ^ row.word == (4 ^ 6) << 64
+    assert _hidden_descriptor(row, "sm_86") == "ULDC.64 UR6, c[0x0][0x118] ;\n"
+    assembles_and_decodes_back([row], "sm_86")

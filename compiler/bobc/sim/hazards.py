@@ -215,6 +215,16 @@ def effects(ins: Instruction) -> Effects:
         else:
             src(c, "fma", 2)
         return e
+    if base == "IMAD" and "HI" in mods and len(ops) >= 4 and ops[3].kind == "reg" and ops[3].index != RZ:
+        # the addend is the pair Rc+1:Rc (nvdisasm's life ranges), its high word read late as IMAD.WIDE's is
+        # (wide_ch): ptxas's sm_90 mad.hi.cc.u32 then madc issues `MOV R5, R6` and 3 cycles on `IMAD.HI.U32
+        # R4, P0, R0, UR4, R4` (user_forms_s46.ptx carry_hi_madc), where a low word or A / B needs the ALU's 5
+        d, a, b, c, *more = ops
+        dst(d, widths[0])
+        for o, width in zip((a, b, *more), widths[1:3] + widths[4:]):
+            src(o, width=width)
+        e.src_regs += [(c.index, rclass), (c.index + 1, "wide_ch")]
+        return e
     if base == "IMAD" and "HI" in mods and len(ops) >= 4:
         widths = widths[:3] + [2] + widths[4:]                   # the addend is the pair Rc+1:Rc
     dst(ops[0], widths[0])

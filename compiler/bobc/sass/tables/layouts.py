@@ -175,8 +175,10 @@ LAYOUTS: dict[str, list[str]] = {
     "BSSY": ["Bar Target34"],
     "BSYNC": ["Bar"],
     # BREAK Bn: leave convergence barrier n (ptxas's slow paths of div.r{n,z,m,p}.f32, rcp / sqrt .r{z,m,p}.f64
-    # and div.rn.f64 loops, tools/ptx_corpus/user_forms_s45.ptx): BSYNC's slot, the barrier at 16, opcode 0x942
-    "BREAK": ["Bar"],
+    # and div.rn.f64 loops, tools/ptx_corpus/user_forms_s45.ptx): BSYNC's slot, the barrier at 16, opcode 0x942;
+    # with a predicate, `@!P0 BREAK !P2, B2` (div.rn.ftz.f32's slow path, user_forms_s46.ptx), Pp at 87..89, its '!'
+    # at 90 -- BRA's predicate field (ptxas writes PT there, 0x7, when there is none)
+    "BREAK": ["[Pp] Bar"],
     "CALL": ["Target"],
     "RET": ["Ra Target"],
     # binary64: registers are pairs; DADD's second source sits in the C field
