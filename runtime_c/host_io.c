@@ -1197,6 +1197,33 @@ int rt_io_recover(const char *const *paths, int count, char *err)
     return rc;
 }
 
+static int ends_with(const char *said, size_t length, const char *suffix)
+{
+    size_t n = strlen(suffix);
+    return length >= n && memcmp(said + length - n, suffix, n) == 0;
+}
+
+size_t rt_io_interval_note(const char *said, size_t length, uint64_t written, uint64_t publications, uint64_t step,
+                           const char *path, char *note, size_t bytes)
+{
+    static const char *const claims[] = { " (nothing was published)", "; nothing was published" };
+    note[0] = 0;
+    size_t k = strlen(RT_IO_KEPT_JOURNAL);
+    for (size_t at = 0; at + k <= length; at++)
+        if (!memcmp(said + at, RT_IO_KEPT_JOURNAL, k))
+            return length;
+    for (size_t i = 0; i < sizeof claims / sizeof *claims; i++)
+        if (ends_with(said, length, claims[i])) {
+            length -= strlen(claims[i]);
+            break;
+        }
+    char shown[RT_IO_SHOWN_BYTES + 1];
+    snprintf(note, bytes, "; publication %llu of %llu (step %llu) stays at %s; nothing else was published",
+             (unsigned long long)written, (unsigned long long)publications, (unsigned long long)step,
+             rt_io_shown(path, shown));
+    return length;
+}
+
 static int publish_locked(rt_io_files *files, mode_t mask, char *err);
 
 int rt_io_publish(rt_io_files *files, char *err)
@@ -1280,7 +1307,7 @@ static int publish_locked(rt_io_files *files, mode_t mask, char *err)
                               rt_io_shown(o->path, shown), o->option, strerror(e));
             }
             char journal_shown[RT_IO_SHOWN_BYTES + 1];
-            return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s (%s): rename failed: %s (the journal %s is kept: once %s "
+            return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s (%s): rename failed: %s (the journal %s " RT_IO_KEPT_JOURNAL " %s "
                           "can be replaced, the next invocation naming these outputs completes the publication; to keep "
                           "the files as they are instead, remove the journal and the temporaries it lists)",
                           rt_io_shown(o->path, shown), o->option, strerror(e), rt_io_shown(journal, journal_shown),

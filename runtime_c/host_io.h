@@ -138,6 +138,19 @@ int rt_io_stage(rt_io_files *files, const char *option, const void *data, size_t
  * Returns `path` or `out` (RT_IO_SHOWN_BYTES + 1 bytes). */
 const char *rt_io_shown(const char *path, char *out);
 
+/* A failing run's message `said` (`length` bytes) after `written` (> 0) of the request's
+ * `publications` checkpoint publications were already put at `path` by this run (the last at
+ * global step `step`): the number of bytes of `said` to show -- the message less a tail that says
+ * nothing was published (" (nothing was published)", "; nothing was published"), which that
+ * checkpoint belies -- and in `note` (`bytes` bytes) what follows them: "; publication N of M
+ * (step S) stays at PATH; nothing else was published".  A publication whose journal is kept (a
+ * rename failed after others were done: RT_IO_KEPT_JOURNAL) has put part of the last one in place
+ * and says what to do: `note` is "".  Every host's words (plan_host.c fail, native_request.c
+ * np_request_failure_note; reference/safe_io.py interval_note word for word). */
+size_t rt_io_interval_note(const char *said, size_t length, uint64_t written, uint64_t publications, uint64_t step,
+                           const char *path, char *note, size_t bytes);
+#define RT_IO_KEPT_JOURNAL "is kept: once"   /* in a kept journal's message (publish_locked) */
+
 /* Before anything else: complete (roll forward) any journal in the folders of
  * `paths` that names one of them, saying so on stderr.  A file there named
  * `.NAME.bob-journal` is a journal; one that is damaged (not in the journal's

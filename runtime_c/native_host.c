@@ -927,25 +927,34 @@ int main(int argc, char **argv)
         np_peer_close(&h.peers[i]);
     if (r < 0) {
         rt_io_discard(&h.files);          /* prepared temporaries (PrepareOutputs): nothing is published */
-        fprintf(stderr, "native: %s", m.message);
-        if (m.fail_message)         /* the plan's bytes, control characters as '?': one line */
-            np_put_shown(m.fail_message, m.fail_length, stderr);
         int own = m.fail_message && m.fail_length;        /* the message's tail: Fail's bytes, else the host's */
-        np_request_failure_note(h.request_open ? &h.request : NULL, own ? (const char *)m.fail_message : m.message,
-                                own ? (size_t)m.fail_length : strlen(m.message), stderr);
+        char note[RT_ERR_BYTES];
+        size_t keep = np_request_failure_note(h.request_open ? &h.request : NULL,
+                                              own ? (const char *)m.fail_message : m.message,
+                                              own ? (size_t)m.fail_length : strlen(m.message), note, sizeof note);
+        fputs("native: ", stderr);
+        fwrite(m.message, 1, own ? strlen(m.message) : keep, stderr);
+        if (own)                    /* the plan's bytes, control characters as '?': one line */
+            np_put_shown(m.fail_message, keep, stderr);
+        fprintf(stderr, "%s\n", note);
         return m.status;
     }
     if (h.request_open) {
-        char why[RT_ERR_BYTES];
+        char why[RT_ERR_BYTES], note[RT_ERR_BYTES];
         if ((rc = np_request_finish(&h.request, &h.files, why))) {
             rt_io_discard(&h.files);
-            fprintf(stderr, "native: %s", why);
-            np_request_failure_note(&h.request, why, strlen(why), stderr);
+            size_t keep = np_request_failure_note(&h.request, why, strlen(why), note, sizeof note);
+            fprintf(stderr, "native: %.*s%s\n", (int)keep, why, note);
             return rc;
         }
     }
     if ((rc = publish(&h, err))) {
-        fprintf(stderr, "native: %s\n", err);
+        /* the last publication failed: an interval's checkpoint this run published stays (its note) */
+        char note[RT_ERR_BYTES] = "";
+        size_t keep = h.request_open && h.request.written
+                          ? np_request_failure_note(&h.request, err, strlen(err), note, sizeof note)
+                          : strlen(err);
+        fprintf(stderr, "native: %.*s%s\n", (int)keep, err, note);
         return rc;
     }
     return 0;

@@ -561,17 +561,16 @@ static int ends_with(const char *said, size_t length, const char *suffix)
     return length >= n && memcmp(said + length - n, suffix, n) == 0;
 }
 
-void np_request_failure_note(const np_request *r, const char *said, size_t length, FILE *to)
+size_t np_request_failure_note(const np_request *r, const char *said, size_t length, char *note, size_t bytes)
 {
     if (!r || !r->written) {
         int told = ends_with(said, length, "nothing was written") || ends_with(said, length, "nothing was published") ||
                    ends_with(said, length, "(nothing was published)");
-        fputs(told ? "\n" : "; nothing was published\n", to);
-        return;
+        snprintf(note, bytes, "%s", told ? "" : "; nothing was published");
+        return length;
     }
-    fprintf(to, "; publication %llu of %llu (step %llu) stays at %s; nothing else was published\n",
-            (unsigned long long)r->written, (unsigned long long)r->publications,
-            (unsigned long long)r->written_step, r->args.checkpoint_out);
+    return rt_io_interval_note(said, length, r->written, r->publications, r->written_step, r->args.checkpoint_out, note,
+                               bytes);
 }
 
 int np_request_finish(np_request *r, rt_io_files *files, char *err)

@@ -81,11 +81,13 @@ typedef struct {
 } np_request;
 
 /* What a failing run says it left behind after its message (`said`, `length` bytes: the
- * message's tail): "; nothing was published" -- only the line's end when the message already
- * says nothing was written or published (an output's refusal) -- or which interval publication
- * stays at checkpoint-out.  `r` NULL: no request was opened.  The reference's
- * RequestSession.failure_note and native_request.nothing_note, word for word. */
-void np_request_failure_note(const np_request *r, const char *said, size_t length, FILE *to);
+ * message's tail): the number of bytes of `said` to show, and in `note` (`bytes` bytes) what
+ * follows them: "; nothing was published" -- "" when the message already says nothing was
+ * written or published (an output's refusal) -- or, once an interval publication of this run is
+ * at checkpoint-out, rt_io_interval_note's "; publication N of M (step S) stays at PATH; nothing
+ * else was published" (the message's own "nothing was published" left out).  `r` NULL: no
+ * request was opened.  The reference's RequestSession.failure_line, word for word. */
+size_t np_request_failure_note(const np_request *r, const char *said, size_t length, char *note, size_t bytes);
 
 /* Open the request: arguments (argv after the program's name), journals, input, checkpoint,
  * reach and output paths (added to `files`, in publication order).  0; NP_REQUEST_HELP; or a

@@ -42,6 +42,8 @@ typedef struct {
     int checkpoint_published;
     uint64_t published;          /* checkpoints published so far */
     uint64_t published_step;     /* the step the last one carries */
+    uint64_t written;            /* interval checkpoints this run put at --checkpoint-out (messages) */
+    uint64_t written_step;       /* the step the last of them carries */
     uint64_t issued;             /* ring entries issued (Submit and Reissue) */
     unsigned __int128 cursor;    /* the input stream's cursor (CursorFromCheckpoint): exact, as the
                                     checkpoint's step x scale can pass 2^64 (bobc_input_window) */
@@ -65,9 +67,23 @@ typedef struct {
     char err[RT_ERR_BYTES];
 } host;
 
+/* A failure's one line.  Once an interval checkpoint of this run is at --checkpoint-out it
+ * stays there: the line says which (rt_io_interval_note), not that nothing was published. */
+static void report(host *h, const char *said)
+{
+    if (!h->written) {
+        rt_report(said);
+        return;
+    }
+    char note[RT_ERR_BYTES];
+    size_t keep = rt_io_interval_note(said, strlen(said), h->written, h->publications, h->written_step,
+                                      h->args->checkpoint_out, note, sizeof note);
+    fprintf(stderr, "%s: error: %.*s%s\n", rt_report_name(), (int)keep, said, note);
+}
+
 static int fail(host *h, int code)
 {
-    rt_report(h->err);
+    report(h, h->err);
     return code;
 }
 
@@ -210,7 +226,7 @@ static int gpu_failed(host *h, int rc, const char *kind, uint64_t first, uint64_
     char line[2048];
     bobc_gpu_fault_line(h->plan, h->path, h->step_index, kind, first, end, submission, h->gpu.error, line,
                         sizeof line);
-    rt_report(line);
+    report(h, line);
     return rc;
 }
 
@@ -384,6 +400,10 @@ static int step_checkpoint_publish(host *h, const bobc_step_checkpoint_publish *
                  : stage_checkpoint(h, h->step + s->updates, o->data);
     if (rc)
         return fail(h, rc);
+    if (h->published + 1 < h->publications) {
+        h->written = h->published + 1;
+        h->written_step = h->step + s->updates;
+    }
     h->checkpoint_published = 1;
     h->published++;
     h->published_step = h->step + s->updates;

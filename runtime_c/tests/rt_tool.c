@@ -67,11 +67,21 @@ int main(int argc, char **argv)
 {
     char err[RT_ERR_BYTES];
     if (argc < 2) {
-        fprintf(stderr, "usage: rt_tool init|fill|envelope-write|envelope-read|input-check|step-room|args|gpu-open "
+        fprintf(stderr, "usage: rt_tool init|fill|interval-note|envelope-write|envelope-read|input-check|step-room|args|gpu-open "
                         "...\n");
         return RT_EXIT_USAGE;
     }
     const char *cmd = argv[1];
+    /* interval-note SAID WRITTEN PUBLICATIONS STEP PATH: a failing run's line after SAID once
+     * interval publication WRITTEN of PUBLICATIONS (at STEP) is at PATH (rt_io_interval_note) */
+    if (!strcmp(cmd, "interval-note") && argc == 7) {
+        char note[RT_ERR_BYTES];
+        size_t keep = rt_io_interval_note(argv[2], strlen(argv[2]), strtoull(argv[3], NULL, 0),
+                                          strtoull(argv[4], NULL, 0), strtoull(argv[5], NULL, 0), argv[6], note,
+                                          sizeof note);
+        printf("%.*s%s\n", (int)keep, argv[2], note);
+        return 0;
+    }
     if (!strcmp(cmd, "init") && argc == 3) {
         size_t n = strtoull(argv[2], NULL, 0);
         float *p = malloc(n * sizeof *p + 1);

@@ -2536,6 +2536,40 @@ static void test_journal(void)
 
 #define TMPDIR_MOST 64
 
+/* rt_io_interval_note: the line a failing run ends with once an interval checkpoint of its own is
+ * at --checkpoint-out (probe s47 faultinject finding 6): the plan host said the publication's
+ * "(nothing was published)" alone.  Expected lines written out by hand. */
+static void note_case(const char *said, const char *path, const char *expected)
+{
+    char note[RT_ERR_BYTES], line[2 * RT_ERR_BYTES];
+    size_t keep = rt_io_interval_note(said, strlen(said), 1, 2, 3, path, note, sizeof note);
+    snprintf(line, sizeof line, "%.*s%s", (int)keep, said, note);
+    CHECK(!strcmp(line, expected), "interval note of \"%s\": \"%s\"", said, line);
+}
+
+static void test_interval_note_s47(void)
+{
+    note_case("output ck.bin: fsync of the temporary file failed: No space left on device (nothing was published)",
+              "ck.bin",
+              "output ck.bin: fsync of the temporary file failed: No space left on device; publication 1 of 2 (step 3) "
+              "stays at ck.bin; nothing else was published");
+    note_case("step 5 (commands): command 0 (Fail): bad; nothing was published", "out/ck.bin",
+              "step 5 (commands): command 0 (Fail): bad; publication 1 of 2 (step 3) stays at out/ck.bin; nothing "
+              "else was published");
+    note_case("output ck.bin (--checkpoint-out): is a folder; nothing was written", "ck.bin",
+              "output ck.bin (--checkpoint-out): is a folder; nothing was written; publication 1 of 2 (step 3) stays "
+              "at ck.bin; nothing else was published");
+    note_case("step 4 (submit): the GPU faulted", "a\nb.bin",
+              "step 4 (submit): the GPU faulted; publication 1 of 2 (step 3) stays at a?b.bin; nothing else was "
+              "published");
+    /* a kept journal: part of the last publication is in place, and its message says what to do */
+    const char *kept = "output p.bin (--predictions): rename failed: Input/output error (the journal ./.ck.bin.bob-"
+                       "journal is kept: once p.bin can be replaced, the next invocation naming these outputs completes "
+                       "the publication; to keep the files as they are instead, remove the journal and the temporaries "
+                       "it lists)";
+    note_case(kept, "ck.bin", kept);
+}
+
 int main(void)
 {
     /* the run's files in a folder of its own under TMPDIR (else /tmp), removed at the end: two
@@ -2589,6 +2623,7 @@ int main(void)
     test_repeat_nesting();
     test_ring_entries();
     test_request_chunk_count();
+    test_interval_note_s47();
     char real[PATH_MAX];
     const char *resolved = realpath(tmpdir, real) && strlen(real) < sizeof realtmp ? real : tmpdir;
     memcpy(realtmp, resolved, strlen(resolved) + 1);

@@ -415,15 +415,15 @@ def refuse_fresh_request(plan, args) -> None:
         raise UsageError(refused)
 
 
-def claim_host_outputs(files, outputs, checkpoint_file, args):
+def claim_host_outputs(files, outputs, checkpoint_file, args, plan):
     """Judge a plan host's outputs as the host does, once its inputs are read (`files.inputs`): each
     output path in the host's words and order, the checkpoint output allowed to replace the
     checkpoint read, and a BOBC_HOST_TIMING file that names an input refused (exit 8;
     runtime_c/plan_host.c, diag_file.h -- the reference and the simulator write no timing, but
     refuse what the host refuses: probe s31 hostexe finding 6, s36 simwords finding 4).  Returns
-    the interval checkpoints' publisher: each is published as its interval ends, in the C host's
-    words (rt_checkpoint_write); the last waits for the other outputs.  `bobc run --reference` and
-    `bobc sim` both."""
+    the interval checkpoints' publisher (IntervalPublisher, `plan`'s): each is published as its
+    interval ends, in the C host's words (rt_checkpoint_write); the last waits for the other
+    outputs.  `bobc run --reference` and `bobc sim` both."""
     from ..reference import safe_io
     from ..reference.native_program import diagnostic_refusal
     from ..reference.runner import OutputPaths
@@ -437,10 +437,37 @@ def claim_host_outputs(files, outputs, checkpoint_file, args):
     if refused:
         raise HostRefusal(refused, 8)
 
-    def publish_checkpoint(data: bytes) -> None:
+    return IntervalPublisher(outputs.checkpoint, plan, args.operation)
+
+
+class IntervalPublisher:
+    """Publishes a plan host's interval checkpoints at `path` as each interval ends (called with
+    the envelope), and remembers the last one: a failure after it says that checkpoint stays
+    there (`said`), as the C host's line does (runtime_c/plan_host.c report)."""
+
+    def __init__(self, path: str, plan, operation: str):
+        self.path, self.plan, self.operation = path, plan, operation
+        self.written = self.written_step = 0
+
+    def __call__(self, data: bytes) -> None:
+        from ..reference import envelope, safe_io
+
         with host_words():
-            safe_io.publish_file(outputs.checkpoint, data, "--checkpoint-out")
-    return publish_checkpoint
+            safe_io.publish_file(self.path, data, "--checkpoint-out")
+        self.written, self.written_step = self.written + 1, envelope.step_of(data)
+
+    def said(self, error) -> None:
+        """`error` (a BobcError ending the run) with its message's end saying which interval
+        checkpoint of this run stays at --checkpoint-out, once one does (safe_io.interval_note);
+        changed in place, the caller raising it on."""
+        from ..errors import BobcError
+        from ..plan.schedule import lower, publication_count
+        from ..reference import safe_io
+
+        if self.written and isinstance(error, BobcError):
+            total = publication_count(lower(self.plan), self.operation)
+            error.message = safe_io.interval_note(error.message, self.written, total, self.written_step, self.path)
+            error.args = (error.message,)
 
 
 def run_plan_host(plan, kernels, args, read=()) -> int:
@@ -464,14 +491,18 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
     # the plan's modules and kernel sources and the kernels file are inputs before any output is
     # judged: no output replaces one (tests/test_outputs_never_replace_the_plan.py)
     files.inputs.extend(read)
-    publish_checkpoint = claim_host_outputs(files, outputs, checkpoint_file, args)
+    publish_checkpoint = claim_host_outputs(files, outputs, checkpoint_file, args, plan)
     host = ReferenceHost(plan, kernels, publish_checkpoint=publish_checkpoint)
-    result = host.run(args.operation, record_file.data, state, args.input)
-    files.stage("--predictions", result.files["predictions"])
-    files.stage("--result", result.files["result"])
-    files.stage("--checkpoint-out", result.publications[-1][1])
-    with host_words():
-        files.publish()
+    try:
+        result = host.run(args.operation, record_file.data, state, args.input)
+        files.stage("--predictions", result.files["predictions"])
+        files.stage("--result", result.files["result"])
+        files.stage("--checkpoint-out", result.publications[-1][1])
+        with host_words():
+            files.publish()
+    except Exception as error:      # an interval's checkpoint this run published stays: said
+        publish_checkpoint.said(error)
+        raise
     step = result.publications[-1][0]
     from ..cli import say
 

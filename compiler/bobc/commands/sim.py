@@ -231,24 +231,28 @@ def _simulate(args):
     # an output's refusal, and a publication's, in the host's line (as `bobc run --reference`
     # words them: docs/simulator.md gives sim the same one-line refusals and exit codes)
     from .run import claim_host_outputs
-    publish_checkpoint = claim_host_outputs(files, outputs, checkpoint_file, args)
+    publish_checkpoint = claim_host_outputs(files, outputs, checkpoint_file, args, built.plan)
     from ..sim.faults import SimulationFault
     try:
-        result = simulate(host, images, args.operation, record_file.data,
-                          checkpoint_file.data if checkpoint_file else None,
-                          check_hazards=not args.no_hazard_check,
-                          publish_checkpoint=publish_checkpoint,
-                          record_path=args.input, checkpoint_path=args.checkpoint or "checkpoint",
-                          check_order=not args.no_order_check, max_steps=args.max_steps)
-    except SimulationFault as fault:
-        _place_in_source(fault, built, target)
-        _name_shared_memory(fault, built.plan)
+        try:
+            result = simulate(host, images, args.operation, record_file.data,
+                              checkpoint_file.data if checkpoint_file else None,
+                              check_hazards=not args.no_hazard_check,
+                              publish_checkpoint=publish_checkpoint,
+                              record_path=args.input, checkpoint_path=args.checkpoint or "checkpoint",
+                              check_order=not args.no_order_check, max_steps=args.max_steps)
+        except SimulationFault as fault:
+            _place_in_source(fault, built, target)
+            _name_shared_memory(fault, built.plan)
+            raise
+        files.stage("--predictions", result.predictions)
+        files.stage("--result", result.result)
+        files.stage("--checkpoint-out", result.checkpoint)
+        with host_words():
+            files.publish()
+    except Exception as error:      # an interval's checkpoint this run published stays: said (as run's)
+        publish_checkpoint.said(error)
         raise
-    files.stage("--predictions", result.predictions)
-    files.stage("--result", result.result)
-    files.stage("--checkpoint-out", result.checkpoint)
-    with host_words():
-        files.publish()
     log = result.channel.log
     checked = ("no control-code hazard, " if not args.no_hazard_check else "") + \
         ("no unordered launches, " if not args.no_order_check else "")

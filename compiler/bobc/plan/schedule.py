@@ -92,6 +92,18 @@ def checkpoint_refusal(steps, operation: str) -> str | None:
     return None
 
 
+def publication_count(steps, operation: str) -> int:
+    """How many checkpoints a request publishes: the CheckpointPublish steps of `steps` (the
+    lowered schedule) it carries out, a predict stopping at its first Operation step
+    (runtime_c/plan_host.c count_publications)."""
+    total = 0
+    for step in steps:
+        if step.name == "operation" and operation == "predict":
+            break
+        total += step.name == "checkpoint_publish"
+    return total
+
+
 CHECKPOINT_OPTIONAL, CHECKPOINT_TRAIN_NEEDS, CHECKPOINT_NEEDED = 0, 1, 2   # runtime_c's RT_CHECKPOINT_*
 
 

@@ -45,6 +45,11 @@ def encode(contract: CheckpointContract, step: int, payload: bytes) -> bytes:
     return body + struct.pack("<I", zlib.crc32(body)) + TRAILER
 
 
+def step_of(data: bytes) -> int:
+    """The global step an envelope `encode` wrote carries."""
+    return _HEADER.unpack_from(data)[3]
+
+
 def _le(data: bytes, at: int, width: int) -> int:
     return int.from_bytes(data[at:at + width], "little")
 

@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import BobcError, printable
 from ..native.words import count as _count
 from ..plan.host import FILE_NAMES, FillValueError, RecordCheck, fill_refusal, word_value
-from ..plan.schedule import lower
+from ..plan.schedule import lower, publication_count
 from . import envelope
 from .errors import BadInputRecord
 from .plan_commands import CommandsStopped, PlanCommandsMachine
@@ -503,11 +503,7 @@ class ReferenceHost:
         steps = lower(plan)
         # an interval's checkpoint is published when its interval ends; the request's last
         # waits for the other outputs (all together, the checkpoint last), as runtime_c does
-        total = 0
-        for s in steps:
-            if s.name == "operation" and operation == "predict":
-                break
-            total += s.name == "checkpoint_publish"
+        total = publication_count(steps, operation)
         commands = None             # the Commands steps' machine (state, slots), from the first one
         for index, s in enumerate(steps):
             v = s.values

@@ -553,9 +553,9 @@ class Machine:
         except Stop as stop:
             self._end_trace()
             self._close()
-            note = (self.request.failure_note(stop.message) if self.request is not None
-                    else nothing_note(stop.message))
-            self.stderr.write(b"native: " + stop.message + note)
+            line = (self.request.failure_line(stop.message) if self.request is not None
+                    else stop.message + nothing_note(stop.message))
+            self.stderr.write(b"native: " + line)
             self.stderr.flush()
             return stop.status
         self._end_trace()
@@ -1112,7 +1112,11 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
             try:
                 machine.request.finish()
             except OutputWriteFailure as error:      # in the host's words (rt_io_publish), as below
-                stderr.write(f"native: {error.host_form()}\n".encode("utf-8", "surrogateescape"))
+                said = error.host_form()
+                if machine.request.written:         # an interval's checkpoint of this run stays (its note)
+                    stderr.write(b"native: " + machine.request.failure_line(said.encode("utf-8", "surrogateescape")))
+                else:
+                    stderr.write(f"native: {said}\n".encode("utf-8", "surrogateescape"))
                 return EXIT_WRITE
             except Exception as error:      # safe_io's refusals: nothing was published
                 stderr.write(f"native: {getattr(error, 'message', error)}\n".encode("utf-8", "surrogateescape"))

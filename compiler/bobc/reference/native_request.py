@@ -388,13 +388,15 @@ class RequestSession:
         self.published += 1
         self.reached = step
 
-    def failure_note(self, said: bytes = b"") -> bytes:
-        """What a failing run says it left behind after its message `said` (the C host's
-        np_request_failure_note)."""
+    def failure_line(self, said: bytes = b"") -> bytes:
+        """A failing run's message `said` and what it says it left behind, ending the line (the C
+        host's np_request_failure_note): once an interval publication is at checkpoint-out,
+        safe_io.interval_note's words."""
         if not self.written:
-            return nothing_note(said)
-        return (f"; publication {self.written} of {self.publications} (step {self.written_step}) stays at "
-                f"{self.args['--checkpoint-out']}; nothing else was published\n").encode("utf-8", "surrogateescape")
+            return said + nothing_note(said)
+        return (safe_io.interval_note(said.decode("utf-8", "surrogateescape"), self.written, self.publications,
+                                      self.written_step, self.args["--checkpoint-out"])
+                + "\n").encode("utf-8", "surrogateescape")
 
     def finish(self) -> None:
         """Publish predictions, result and checkpoint together (the input state handed on

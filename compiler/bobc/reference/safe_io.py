@@ -603,13 +603,34 @@ def _date_now(temporaries) -> None:
             pass
 
 
+KEPT_JOURNAL = "is kept: once"      # in a kept journal's message (host_io.h RT_IO_KEPT_JOURNAL)
+
+
 def kept_journal(journal: str, failed: str) -> str:
     """What a publication whose rename of `failed` failed after others were renamed says of the
     journal it keeps (runtime_c/host_io.c publish_locked): the same rename would fail again, so
     it names what to do either way."""
-    return (f"the journal {shown(journal)} is kept: once {shown(failed)} can be replaced, the next invocation "
+    return (f"the journal {shown(journal)} {KEPT_JOURNAL} {shown(failed)} can be replaced, the next invocation "
             f"naming these outputs completes the publication; to keep the files as they are instead, remove "
             f"the journal and the temporaries it lists")
+
+
+def interval_note(said: str, written: int, publications: int, step: int, path: str) -> str:
+    """A failing run's message `said` once `written` (> 0) of the request's `publications`
+    checkpoint publications were put at `path` by this run, the last at global step `step`: the
+    message less a tail that says nothing was published, which that checkpoint belies, then
+    "; publication N of M (step S) stays at PATH; nothing else was published" -- `said` as it is
+    when it keeps a journal (part of the last publication is in place, and it says what to do).
+    runtime_c/host_io.c rt_io_interval_note, word for word: every host's line (probe s47
+    faultinject finding 6: the plan host said "(nothing was published)" alone)."""
+    if KEPT_JOURNAL in said:
+        return said
+    for claim in (" (nothing was published)", "; nothing was published"):
+        if said.endswith(claim):
+            said = said[:-len(claim)]
+            break
+    return (f"{said}; publication {written} of {publications} (step {step}) stays at {shown(path)}; "
+            f"nothing else was published")
 
 
 def _remove_journal(journal: str) -> None:
