@@ -18,7 +18,8 @@ from pathlib import Path
 from ..errors import BobcError, Span
 from ..targets import Target, target_named
 from .encoder import EncodeProblem, Encoder
-from .schedule import Item, expand, schedule, ScheduleShortfall, UnscoredResult, UnwaitedScoreboard
+from .schedule import (Item, expand, schedule, ScheduleShortfall, ShortWrittenStall, UnscoredResult,
+                       UnwaitedScoreboard)
 from .tables.layouts import (ALIGNED_UNIFORM_TUPLES, CONST_BANK, CONST_OFFSET, DOUBLE_IMMEDIATE,
                              EXPLICIT_CONTROL, LAYOUTS)
 from .source import read_source
@@ -521,6 +522,8 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
         raise _unscored_refusal(resolved, unscored) from None
     except UnwaitedScoreboard as unwaited:
         raise _unwaited_refusal(resolved, unwaited) from None
+    except ShortWrittenStall as short:
+        raise _short_stall_refusal(resolved, short) from None
     except ScheduleShortfall as short:
         producer = resolved[short.producer]
         raise BobcError(f"{resolved[short.consumer].opcode} at 0x{16 * short.consumer:x} reads a result of "
@@ -771,6 +774,38 @@ def _unwaited_refusal(resolved: list[Instruction], unwaited: UnwaitedScoreboard)
         consumer.span,
         hint=f"wait on {kind} {unwaited.barrier}: {fixed.text()} {_display(consumer)}; or write "
              f"{producer.opcode}'s control code yourself, setting a scoreboard this one waits on")
+
+
+def _short_stall_refusal(resolved: list[Instruction], short: ShortWrittenStall) -> BobcError:
+    """schedule HANDSTALL's refusal: at the written instruction whose stall is to grow (the producer, mostly),
+    naming the automatically scheduled reader, the cycles its fixed-latency result needs and the stall to write."""
+    producer, consumer, written = resolved[short.producer], resolved[short.consumer], resolved[short.written]
+    bank, number = short.register
+    name = f"{bank}{number}"
+    control = written.control
+    does = "reads" if short.read else "overwrites"
+    cycles = "cycle" if short.issued == 1 else "cycles"
+    where = (f"{_display(consumer)} at 0x{16 * short.consumer:x} ({consumer.span}) {does} its {name} "
+             f"{short.issued} {cycles} after {producer.opcode} issued")
+    if short.written == short.producer:
+        said = f"{_display(producer)} at 0x{16 * short.producer:x} is fixed latency, and its written control code {control.text()} issues"
+    else:
+        said = (f"{_display(written)} at 0x{16 * short.written:x}, after {_display(producer)} at "
+                f"0x{16 * short.producer:x} ({producer.span}), fixed latency, has a written control code {control.text()} that issues")
+    message = (f"{said} the next instruction too soon: {where}, where the result needs "
+               f"{short.needed}; the reader's control code is automatic, and no control code delays its own "
+               f"instruction -- only the stall before it does")
+    stall = control.stall + short.deficit
+    if stall <= 15:
+        fixed = replace(control, stall=stall, yield_bit=0 if stall >= 12 else control.yield_bit)
+        hint = (f"stall {stall}: {fixed.text()} {_display(written)}; or put an independent instruction between, "
+                f"whose automatic control code the scheduler stalls")
+    elif short.deficit <= short.room:
+        hint = (f"{short.deficit} more cycles of stall among the written control codes from 0x{16 * short.producer:x} "
+                f"to 0x{16 * short.written:x} (15 at most each); or put independent instructions between")
+    else:
+        hint = "put independent instructions (or NOPs) between the two"
+    return BobcError(message, written.span, hint=hint)
 
 
 def latency_key(inst: Instruction) -> str:

@@ -294,6 +294,18 @@ IN_ORDER_QUEUES = {"LDS": "shared", "LDSM": "shared", "ATOMS": "shared", "SHFL":
 # the predicate not rewritten between.  A producer whose control code is written is the author's (its scoreboard is
 # theirs to wait on), and a program with no automatic producer (an nvdisasm listing: every code written) is untouched.
 
+# HANDSTALL.  The fixed-latency counterpart: an AUTOMATICALLY scheduled instruction reads (or overwrites) a
+# fixed-latency result sooner than its latency (FIXED_LATENCIES, _consumer_delay) because the stall before it is
+# written by hand.  Its own control code cannot delay it -- an instruction issues the stall of the one before it later,
+# and no wait covers a result on no scoreboard -- and the scheduler lengthens only automatic stalls, so it used to keep
+# the written one and accept the read ("the author's responsibility"): only bobc.sim's checker refused it at run time
+# ("reads R5 4 cycles after its producer at 0x0070 issued; an FMA result needs 5": probe s47 simgaps2 finding 4).
+# Refused (ShortWrittenStall) at the written instruction whose stall is to grow, the latest one between the producer
+# and the reader (the producer itself, mostly), naming the reader and the stall to write.  A reader whose own control
+# code is written is the author's, as before (an nvdisasm listing, every code written, is untouched), and so is what a
+# branch or label drains after written codes.  Accepted, as the checker (hazards.py) accepts them: a stall of 0 between
+# (the interlocked encoding waits for every result outstanding) and a MEMBAR between (a GPU- or system-scope fence
+# holds the warp longer than any fixed latency; any MEMBAR is excused here, erring toward accepting).
 
 
 @dataclass
@@ -423,6 +435,20 @@ class UnscoredResult(Exception):
             consumer, producer, register, read, suggest)
 
 
+class ShortWrittenStall(Exception):
+    """An automatically scheduled instruction (`consumer`) reads or overwrites `register`, a fixed-latency result of
+    `producer`, `deficit` cycles too early, and the stall that could delay it is written on `written` (HANDSTALL);
+    `needed` cycles after the producer issues would do, `issued` is how many the stalls give, `room` how many more
+    the written stalls between can hold (15 each); `read` False for an overwrite."""
+
+    def __init__(self, consumer: int, producer: int, written: int, register: tuple[str, int], read: bool,
+                 deficit: int, needed: int, issued: int, room: int):
+        super().__init__(consumer, producer, written, register, read, deficit, needed, issued, room)
+        self.consumer, self.producer, self.written, self.register = consumer, producer, written, register
+        self.read = read
+        self.deficit, self.needed, self.issued, self.room = deficit, needed, issued, room
+
+
 class ScheduleShortfall(Exception):
     """A fixed latency that stalls cannot cover between its producer and its consumer."""
 
@@ -501,6 +527,23 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
                 best = (cycle, state.producer_index.get(reg, 0))
         return best
 
+    def insist_automatic(pairs, item: Item) -> None:
+        """insist, for an automatically scheduled reader: a shortfall left by written stalls is refused (HANDSTALL)."""
+        insist(*constraint(pairs))
+        for cycle_needed, reg in sorted(pairs, key=lambda pair: (-pair[0], pair[1])):
+            deficit, after = cycle_needed - state.cycle, state.producer_index.get(reg, 0)
+            if deficit <= 0:
+                break
+            between = range(after, len(controls))
+            if any(controls[k].stall == 0 or items[k].opcode == "MEMBAR" for k in between):
+                continue    # the interlocked encoding (or a fence) holds the warp until every result is written
+            written = [k for k in between if items[k].explicit is not None]
+            if not written:
+                raise ScheduleShortfall(len(controls), deficit, after)
+            room = sum(15 - controls[k].stall for k in written)
+            raise ShortWrittenStall(len(controls), after, written[-1], reg, reg in item.reads or reg == item.guard,
+                                    deficit, cycle_needed - issue[after], state.cycle - issue[after], room)
+
     for index, item in enumerate(items):
         if item.explicit is not None and (state.auto_write or state.auto_read):
             _unwaited(state, item, index, fixed)    # before the scheduler's own books wait on anything
@@ -565,7 +608,10 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
             pairs.append((state.guard_ready[item.guard], item.guard))
         if item.opcode in PREDICATE_READ_AT_DISPATCH:
             pairs += [(state.guard_ready[r], r) for r in item.reads if r in state.guard_ready]
-        insist(*constraint(pairs))
+        if item.explicit is None:
+            insist_automatic(pairs, item)
+        else:
+            insist(*constraint(pairs))
 
         unscored_here = _variable_here(item, fixed) and bool(item.writes)
         if item.explicit is not None:
