@@ -149,11 +149,15 @@ def test_every_served_coppelius_shape_meets_its_kernels_requirements(shape):
                      "coppelius-attention-backward-kv"}),
     # T = 512: the attention kernels take it, the embedding's backward reads at most 256 positions
     ((1, 256, 512), {"coppelius-embedding-backward"}),
-    # T = 96: the attention kernels' mask only (96 rows are whole groups of 32)
-    ((1, 256, 96), {"coppelius-attention-forward", "coppelius-attention-backward", "coppelius-attention-backward-kv"}),
-    # T = 80: not a multiple of 32 either (the gain and bias gradients' row groups, the loss copy's lanes)
+    # T = 96: the attention kernels' mask, and the products whose M or N is T (the generator's 64 x 64 tiles:
+    # nn and nt; tn's M and N are widths, its K = T a multiple of 32)
+    ((1, 256, 96), {"coppelius-attention-forward", "coppelius-attention-backward", "coppelius-attention-backward-kv",
+                    "coppelius-gemm-nn", "coppelius-gemm-nt"}),
+    # T = 80: not a multiple of 32 either (the gain and bias gradients' row groups, the loss copy's lanes, and
+    # tn's K = T: its loop runs whole slices of 32 k)
     ((1, 256, 80), {"coppelius-attention-forward", "coppelius-attention-backward", "coppelius-attention-backward-kv",
-                    "coppelius-layernorm-param-backward", "coppelius-loss-copy"}),
+                    "coppelius-layernorm-param-backward", "coppelius-loss-copy", "coppelius-gemm-nn",
+                    "coppelius-gemm-nt", "coppelius-gemm-tn"}),
 ])
 def test_a_shape_the_kernels_do_not_serve_breaks_the_requirements_of_exactly_those_kernels(shape, kernels):
     assert _broken(*shape) == kernels

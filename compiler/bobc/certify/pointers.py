@@ -548,25 +548,18 @@ def _requirement_findings(name: str, launch, contract: KernelContract | None, ar
     """A launch whose words break a `//@ require` line of its kernel's contract (the shapes its code
     serves: kernels.Requirement), located at the patch of the first word the requirement names; a
     host fill that rewrites such a word each step (the kernel would run on a value never checked)."""
-    from ..resources import doc
     out: list[Finding] = []
     words = launch_words(launch, argument_word)
     for required in contract.requirements if contract else ():
-        source = f"{contract.source.name}:{required.line}: {required.source_text}"
-        why = f": {required.what}" if required.what else ""
+        source = requirement_source(contract, required)
         first = min(required.named_words(), default=None)
         at = (written.get(argument_word + first) if first is not None else None) or launch.at
         met, value, problem = required.check(words)
         if met is None:
             out.append(Finding("extent", f"{name}: {problem} ({source})", at))
         elif not met:
-            shown = required.expression if _PLAIN_TERM.fullmatch(required.expression) else f"({required.expression})"
-            out.append(Finding("contract", f"{name}: {shown} is {value} on this launch, and its kernel "
-                                           f"{shown_plan_text(launch.identity)} serves only {required.expression} "
-                                           f"{required.rule_text} ({source}{why})", at,
-                               "launch the kernel only with the shapes its contract admits (or with a kernel that "
-                               "serves this one); a model's own shape rule refuses such a shape where it is "
-                               f"chosen ({doc('kernel-contracts.md')}, \"Requirements\")"))
+            message, hint = requirement_refusal(name, shown_plan_text(launch.identity), contract, required, value)
+            out.append(Finding("contract", message, at, hint))
         named = required.named_bytes()
         for k, fill in fills:
             hit = sorted(named & set(range(fill.offset, fill.offset + fill.width)))
@@ -578,6 +571,24 @@ def _requirement_findings(name: str, launch, contract: KernelContract | None, ar
 
 
 _PLAIN_TERM = re.compile(r"(?:lo|hi|word)\[\d+\]|\d+")
+
+
+def requirement_source(contract: KernelContract, required) -> str:
+    """Where a `//@ require` line is, as a refusal quotes it: FILE:LINE: the line as written."""
+    return f"{contract.source.name}:{required.line}: {required.source_text}"
+
+
+def requirement_refusal(name: str, kernel: str, contract: KernelContract, required, value: int) -> tuple[str, str]:
+    """(message, hint) refusing launch `name` of `kernel`, whose words give `required`'s expression
+    `value` outside its rule: the words as the certifier and run_kernel(contract=True) say them."""
+    from ..resources import doc
+    why = f": {required.what}" if required.what else ""
+    shown = required.expression if _PLAIN_TERM.fullmatch(required.expression) else f"({required.expression})"
+    return (f"{name}: {shown} is {value} on this launch, and its kernel {kernel} serves only {required.expression} "
+            f"{required.rule_text} ({requirement_source(contract, required)}{why})",
+            "launch the kernel only with the shapes its contract admits (or with a kernel that serves this one); a "
+            f"model's own shape rule refuses such a shape where it is chosen ({doc('kernel-contracts.md')}, "
+            "\"Requirements\")")
 
 
 def program_requirement_findings(program, contracts: dict, target=None, folders=()) -> list[Finding]:

@@ -403,7 +403,7 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
         memory_buffers.append(Buffer(name, addresses[name], raw))
         residents.append(Resident(name, addresses[name], raw.size))
     memory = Memory(memory_buffers, [r for r in residents if r.size])
-    held = _held_to_contract(kernel, t, kernel_name, image, block, base, bytes(bank0), residents) \
+    held = _held_to_contract(kernel, t, kernel_name, image, block, base, bytes(bank0), residents, len(parameters)) \
         if contract else None
 
     count = registers if registers is not None else image.registers
@@ -446,11 +446,13 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
     return out
 
 
-def _held_to_contract(kernel, target: Target, kernel_name, image, block, base: int, bank0: bytes, residents):
+def _held_to_contract(kernel, target: Target, kernel_name, image, block, base: int, bank0: bytes, residents,
+                      parameter_bytes: int):
     """The contract a run_kernel launch with contract=True is held to (a bobc.sim.contracts.LaunchContracts
     of this one kernel, at QMD address 0), after refusing what the launch's words and block alone decide:
-    a block other than `//@ block`'s, and code reading words the contract does not declare (or
-    declares unused), or never reading a declared pointer -- rule 1, at the instruction's line."""
+    a block other than `//@ block`'s, words breaking a `//@ require` line (a shape the code does not
+    serve: the certifier's words, at the contract line), and code reading words the contract does not
+    declare (or declares unused), or never reading a declared pointer -- rule 1, at the instruction's line."""
     from types import SimpleNamespace
 
     from ..certify.kernels import ContractError, _contract_of, check_code_reads, code_reads
@@ -479,6 +481,7 @@ def _held_to_contract(kernel, target: Target, kernel_name, image, block, base: i
                         f"(//@ block {declared}): its code indexes its threads for that block",
                         Span(str(path), line, 1),
                         hint=f"launch it with block={tuple(contract.block)}, or change the `//@ block` line with the code")
+    _held_to_requirements(contract, identity, path, text, bank0[base:base + parameter_bytes])
     reads, problems = code_reads(path, image.code, base, target, text=text)
     if problems:
         raise BobcError(f"kernel {identity}: its parameter reads cannot be read off its code: {problems[0]}")
@@ -490,6 +493,29 @@ def _held_to_contract(kernel, target: Target, kernel_name, image, block, base: i
                         "declare every parameter word the code reads (//@ param), and read every pointer declared")
     return LaunchContracts({identity: contract}, {0: identity}, SimpleNamespace(parameter_base=base),
                            residents=ByAddress(residents))
+
+
+def _held_to_requirements(contract, identity: str, path: Path, text: str, parameters: bytes) -> None:
+    """Refuse a launch whose parameter words break one of the contract's `//@ require` lines (the
+    shapes its code serves), in the certifier's words (bobc.certify.pointers.requirement_refusal), at
+    the line's expression; a requirement naming a word past the parameter block is refused by name."""
+    from ..certify.pointers import requirement_refusal, requirement_source
+    from ..errors import BobcError, Span
+
+    padded = parameters + bytes(-len(parameters) % 8)
+    words = {i: struct.unpack_from("<Q", padded, 8 * i)[0] for i in range(len(padded) // 8)}
+    lines = text.splitlines()
+    for required in contract.requirements:
+        written = lines[required.line - 1] if 0 < required.line <= len(lines) else ""
+        at = Span(str(path), required.line, written.find(required.expression) + 1 if required.expression in written
+                  else 1)
+        met, value, problem = required.check(words)
+        if met is None:
+            raise BobcError(f"kernel {identity}: {problem} ({requirement_source(contract, required)})", at,
+                            hint="pass every parameter word the kernel's contract declares")
+        if not met:
+            message, hint = requirement_refusal(f"kernel {identity}", identity, contract, required, value)
+            raise BobcError(message, at, hint=hint)
 
 
 __all__ = ["run_kernel", "Pointer", "buffer_addresses", "parameter_block", "cubin_kernel", "SimulationFault"]

@@ -1450,6 +1450,23 @@ def _contract(variant: Variant, tiling_: Tiling) -> list[str]:
                     f"record ({', '.join(ADAM_STEP_RECORD)})"]
 
 
+def requirements(tile_m: int, tile_n: int = TILE_N, k_step: int | None = TILE_K) -> list[str]:
+    """The //@ require lines of a kernel computing whole tile_m x tile_n output tiles, k_step k at a
+    time (None: a K its copies need not divide): the shapes its code serves, which every launch is held
+    to at build time (docs/kernel-contracts.md, "Requirements").  The code has no bounds checks -- the
+    epilogue writes every row and column of a tile, the loop runs K / k_step whole slices -- so a shape
+    off the tiling would write past D or leave K's tail out; check_shape refuses it for a caller here."""
+    M, N, K = (_half(name) for name in ("M", "N", "K"))
+    lines = [f"//@ require {M} multiple of {tile_m} M: whole {tile_m}-row tiles (the epilogue writes every row of "
+             "one, unchecked)",
+             f"//@ require {N} multiple of {tile_n} N: whole {tile_n}-column tiles (the epilogue writes every column "
+             "of one, unchecked)"]
+    if k_step is not None:
+        lines.append(f"//@ require {K} multiple of {k_step} K: whole slices of {k_step} k (the loop runs K / {k_step} "
+                     "of them: a tail would be left out)")
+    return lines
+
+
 def generate(variant: Variant, prefix: str, tile_m: int = TILE_M, warps: int | None = None) -> str:
     """The kernel source of one variant for tiles of tile_m rows computed by `warps` warps
     (None: the height's default, TILINGS) (deterministic text)."""
@@ -1505,6 +1522,7 @@ def generate(variant: Variant, prefix: str, tile_m: int = TILE_M, warps: int | N
         + (" (R2-R7: column sums in the loop)" if variant.column_sums else "") + " (see gemm.py).",
         "// Contract (bobc.certify.kernels): the parameter words, from the parameter base.",
         *_contract(variant, tiling_),
+        *requirements(tiling_.tile_m),
         f".kernel {variant.kernel(prefix)}",
         f".registers {REGISTERS}",
         f".shared {shared_bytes(variant, tile_m)}",

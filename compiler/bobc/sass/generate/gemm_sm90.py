@@ -320,6 +320,7 @@ def generate(variant: Variant, prefix: str, stages: int = STAGES) -> str:
         f"bytes ({SHARED_BASE:#x} reserved + {stages} stages of {STAGE_BYTES} + {8 * stages} of mbarriers).",
         "// Contract (bobc.certify.kernels): the parameter words, from the parameter base.",
         *_contract(variant),
+        *gemm.requirements(TILE_M, TILE_M, None),   # 64 x 64 tiles; K any: the maps stop the copies (zeros past K)
         f".kernel {variant.kernel(prefix)}",
         f".registers {REGISTERS}",
         f".shared {shared_bytes(stages)}",
