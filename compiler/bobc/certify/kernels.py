@@ -437,8 +437,8 @@ class Requirement:
         return value in self.numbers, value, ""
 
 
-_REQUIRE = re.compile(rf"^\s*//@\s*require\s+(\S+)\s+(?:(multiple\s+of)\s+(\S+)|(from)\s+(\S+)\s+to\s+(\S+)|"
-                      rf"(one\s+of)\s+(\S+))(?=\s|$)\s*(.*)$")
+_REQUIRE = re.compile(r"^\s*//@\s*require\s+(\S+)\s+(?:(multiple\s+of)\s+(\S+)|(from)\s+(\S+)\s+to\s+(\S+)|"
+                      r"(one\s+of)\s+(\S+))(?=\s|$)\s*(.*)$")
 _NUMBER = re.compile(r"0x[0-9a-fA-F]+|\d+")
 
 

@@ -424,7 +424,6 @@ def claim_host_outputs(files, outputs, checkpoint_file, args, plan):
     the interval checkpoints' publisher (IntervalPublisher, `plan`'s): each is published as its
     interval ends, in the C host's words (rt_checkpoint_write); the last waits for the other
     outputs.  `bobc run --reference` and `bobc sim` both."""
-    from ..reference import safe_io
     from ..reference.native_program import diagnostic_refusal
     from ..reference.runner import OutputPaths
 
