@@ -89,4 +89,7 @@ def test_the_guide_says_one_source_serves_both_targets():
     assert "one source serves both targets" in guide
     assert "tests/sim/test_one_source_shared_s41.py" in guide
     # and that binary32 atomics are no way to get the reference's bits (section 5)
-    assert "binary32 atomics (`RED.E.ADD.F32`) add in whatever order" in guide
+    assert "binary32 atomics add in whatever order" in guide
+    # each target's spelling of the atomic add, as ptxas writes red.global.add.f32 (session 47 newuser12)
+    assert "`RED.E.ADD.F32.FTZ.RN.STRONG.GPU [R30.64], R28` on sm_86" in guide
+    assert "`REDG.E.ADD.F32.FTZ.RN.STRONG.GPU` on sm_90" in guide
