@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from bobc.errors import BobcError
-from bobc.sass.assembler import assemble_kernel
 from bobc.sim.faults import Hazard
 from bobc.sim.kernel import Pointer, run_kernel
+from tests.sass.test_unscored_variable_latency_s46 import _refusal   # assemble_kernel's BobcError
 
 TARGETS = pytest.mark.parametrize("target", ["sm_86", "sm_90"])
 
@@ -52,14 +52,6 @@ SAME_PIPE = HEAD + """    [B012345:R-:W-:-:S04] FMUL R5, R4, R4
     STG.E [R6.64], R8
     EXIT
 """
-
-
-def _refusal(text: str, target: str, tmp_path) -> BobcError:
-    path = tmp_path / "k.sass"
-    path.write_text(text)
-    with pytest.raises(BobcError) as caught:
-        assemble_kernel(path, target)
-    return caught.value
 
 
 def _run(text: str, target: str, tmp_path, want) -> None:

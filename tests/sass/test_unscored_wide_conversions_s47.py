@@ -17,10 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bobc.errors import BobcError
-from bobc.sass.assembler import assemble_kernel
 from bobc.sim.faults import Hazard
 from bobc.sim.kernel import Pointer, run_kernel
+from tests.sass.test_unscored_variable_latency_s46 import _refusal   # assemble_kernel's BobcError
 from bobc.sim.latencies import fp64_conversion, wide_integer_conversion
 
 TARGETS = pytest.mark.parametrize("target", ["sm_86", "sm_90"])
@@ -114,14 +113,6 @@ def test_ptxas_never_times_an_unscored_wide_conversion_s47(arch):
                 if words2[0].split(".")[0] in XU and c["write"] != 7:
                     later_xu.add(c["write"])
     assert queued >= 2 and interlocked >= 50, (queued, interlocked)
-
-
-def _refusal(text: str, target: str, tmp_path) -> BobcError:
-    path = tmp_path / "k.sass"
-    path.write_text(text)
-    with pytest.raises(BobcError) as caught:
-        assemble_kernel(path, target)
-    return caught.value
 
 
 def _run(text: str, target: str, tmp_path) -> None:

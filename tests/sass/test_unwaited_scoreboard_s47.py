@@ -15,9 +15,9 @@ listings, tests/sim/test_checker_accepts_ptxas_s36.py)."""
 import numpy as np
 import pytest
 
-from bobc.errors import BobcError
 from bobc.sass.assembler import assemble_kernel
 from bobc.sim.kernel import Pointer, run_kernel
+from tests.sass.test_unscored_variable_latency_s46 import _refusal   # assemble_kernel's BobcError
 
 TARGETS = pytest.mark.parametrize("target", ["sm_86", "sm_90"])
 
@@ -55,14 +55,6 @@ INTERLOCK = HEAD + """    [B------:R-:W-:Y:S00] NOP
     STG.E [R6.64], R5
     EXIT
 """
-
-
-def _refusal(text: str, target: str, tmp_path) -> BobcError:
-    path = tmp_path / "k.sass"
-    path.write_text(text)
-    with pytest.raises(BobcError) as caught:
-        assemble_kernel(path, target)
-    return caught.value
 
 
 def _run(text: str, target: str, tmp_path, want=None) -> None:
