@@ -14,6 +14,7 @@ import pytest
 
 from bobc.errors import BobcError
 from bobc.sim.kernel import Pointer, run_kernel
+from tests.sim.test_run_kernel_contract_s46 import CODE   # y[t] = 2 x[t] for t < n, one block of 32
 
 REPO = Path(__file__).resolve().parents[2]
 GEMM = REPO / "examples/coppelius/Realization/Nvidia/SM86/coppelius-gemm-nn.sass"
@@ -26,21 +27,6 @@ CONTRACT = """//@ block 32
 //@ param 2 scalar n (u32)
 //@ require lo[2] multiple of 4 n: whole groups of 4
 //@ require lo[2] from 4 to 32 n: one block's threads
-"""
-CODE = """.kernel twice
-    S2R R0, SR_TID.X
-    ULDC.64 UR4, c[0x0][memory_descriptor]
-    LDC R6, c[0x0][RZ+param+0x10]
-    ISETP.GE.U32.AND P0, PT, R0, R6, PT
-    @P0 EXIT
-    LDC.64 R2, c[0x0][RZ+param+0x0]
-    LDC.64 R4, c[0x0][RZ+param+0x8]
-    IMAD.WIDE.U32 R2, R0, 0x4, R2
-    IMAD.WIDE.U32 R4, R0, 0x4, R4
-    LDG.E R7, [R2.64]
-    FADD R7, R7, R7
-    STG.E [R4.64], R7
-    EXIT
 """
 
 
